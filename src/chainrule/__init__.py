@@ -1,0 +1,155 @@
+"""chainrule: PyTorch's autograd, rebuilt as a readable Python package on NumPy.
+
+`import chainrule as torch` runs PyTorch autograd code: tensors, the dynamic
+graph, `backward`, `autograd.grad`, custom Functions and grad modes.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+from . import (
+    _dtype,
+    autograd,
+)
+from ._creation import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    initial_seed,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._dtype import (
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from ._ops.elementwise import (
+    abs,
+    absolute,
+    add,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    cos,
+    div,
+    divide,
+    eq,
+    exp,
+    ge,
+    greater,
+    greater_equal,
+    gt,
+    le,
+    less,
+    less_equal,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    mul,
+    multiply,
+    ne,
+    neg,
+    negative,
+    not_equal,
+    pow,
+    reciprocal,
+    relu,
+    rsub,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    sub,
+    subtract,
+    tanh,
+    true_divide,
+    where,
+)
+from ._ops.indexing import select, unbind
+from ._ops.inplace import apply_inplace as _apply_inplace
+from ._ops.linalg import bmm, dot, ger, inner, matmul, mm, mv, outer
+from ._ops.reduce import mean, sum
+from ._ops.shape import (
+    broadcast_to,
+    clone,
+    flatten,
+    permute,
+    reshape,
+    squeeze,
+    swapaxes,
+    swapdims,
+    t,
+    transpose,
+    unsqueeze,
+)
+from ._printing import get_printoptions, set_printoptions
+from ._size import Size
+from ._tensor import Tensor, device
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+# Names that shadow Python builtins are bound last, so the imports above see the builtins.
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+bool = _dtype.bool_
+uint8 = uint8
+
+del _apply_inplace
+
+
+def is_tensor(obj: object) -> _builtins.bool:
+    """Whether `obj` is a chainrule Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> _builtins.int:
+    return input.numel()
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,406 @@
+"""Making tensors: from data, filled, ranges, random, `*_like`, and the legacy constructors."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from ._tensor import Tensor, device
+
+__all__ = [
+    "arange",
+    "as_tensor",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_numpy",
+    "full",
+    "full_like",
+    "initial_seed",
+    "linspace",
+    "manual_seed",
+    "ones",
+    "ones_like",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+    "seed",
+    "tensor",
+    "zeros",
+    "zeros_like",
+]
+
+
+def _finish(data: np.ndarray, requires_grad: bool, dev: Any = None) -> Tensor:
+    if dev is not None:
+        device(dev)
+    t = Tensor._make(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _unwrap(obj: Any) -> Any:
+    """Nested data with tensors replaced by their arrays (so NumPy can stack them)."""
+    if isinstance(obj, Tensor):
+        return obj._data
+    if isinstance(obj, list | tuple):
+        return [_unwrap(o) for o in obj]
+    return obj
+
+
+def _infer_array(data: Any) -> np.ndarray:
+    """Python data as an array of chainrule's default dtypes (floats -> default float)."""
+    if isinstance(data, np.ndarray):
+        _dtype.from_numpy_dtype(data.dtype)
+        return data
+    if isinstance(data, np.generic):
+        return np.asarray(data)
+    try:
+        arr = np.array(_unwrap(data))
+    except ValueError as e:
+        raise ValueError(f"expected sequence of equal length at every dim ({e})") from None
+    if arr.dtype == object or arr.dtype.kind in "USc":
+        raise TypeError(
+            f"new(): invalid data type '{type(data).__name__}'"
+            if arr.dtype.kind != "c"
+            else "complex tensors are not supported"
+        )
+    if arr.dtype.kind == "f" and not _has_typed_floats(data):
+        arr = arr.astype(_dtype.get_default_dtype().np)
+    elif arr.dtype.kind in "iu" and not _has_typed_floats(data):
+        arr = arr.astype(np.int64)
+    return arr
+
+
+def _has_typed_floats(data: Any) -> bool:
+    """Whether the data's element types come from tensors or arrays (then they are kept)."""
+    if isinstance(data, Tensor | np.ndarray | np.generic):
+        return True
+    if isinstance(data, list | tuple) and data:
+        return _has_typed_floats(data[0])
+    return False
+
+
+def tensor(
+    data: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    """A new tensor holding a copy of `data` (a number, nested lists, an array or a tensor)."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+            "requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    arr = _infer_array(data)
+    dt = _dtype.to_dtype(dtype).np if dtype is not None else arr.dtype
+    return _finish(np.array(arr, dtype=dt, copy=True), requires_grad, device)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Like `tensor`, but shares memory with a tensor or array when no conversion is needed."""
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or _dtype.to_dtype(dtype).np == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with a NumPy array (writes to either show in both)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtype.from_numpy_dtype(array.dtype)
+    return Tensor._make(array)
+
+
+def _size_args(size: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], Sequence | np.ndarray):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, int | np.integer):
+            raise TypeError(
+                f"zeros(): argument 'size' must be tuple of ints, but found element of type "
+                f"{type(s).__name__}"
+            )
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _float_dtype(dtype: Any) -> np.dtype:
+    return (_dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()).np
+
+
+def zeros(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None
+) -> Tensor:
+    return _finish(np.zeros(_size_args(size), _float_dtype(dtype)), requires_grad, device)
+
+
+def ones(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None
+) -> Tensor:
+    return _finish(np.ones(_size_args(size), _float_dtype(dtype)), requires_grad, device)
+
+
+def empty(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    # Uninitialised in PyTorch; zeros here, so results never depend on stale memory.
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(
+    size: Sequence[int],
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.result_type(fill_value)
+    return _finish(np.full(_size_args((size,)), fill_value, dt.np), requires_grad, device)
+
+
+def _like(input: Tensor, dtype: Any) -> np.dtype:
+    return _dtype.to_dtype(dtype).np if dtype is not None else input._data.dtype
+
+
+def zeros_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad, device)
+
+
+def ones_like(
+    input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad, device)
+
+
+def empty_like(
+    input: Tensor, *, dtype: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
+
+
+def full_like(
+    input: Tensor, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    data = np.full(input._data.shape, fill_value, _like(input, dtype))
+    return _finish(data, requires_grad)
+
+
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Values from `start` up to (not including) `end`, `step` apart."""
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = values
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is not None:
+        dt = _dtype.to_dtype(dtype)
+    elif all(isinstance(v, int) for v in values):
+        dt = _dtype.int64
+    else:
+        dt = _dtype.get_default_dtype()
+    n = math.ceil((end - start) / step)
+    data = (start + np.arange(n, dtype=np.float64) * step) if dt.is_floating_point else None
+    if data is None:
+        data = np.arange(start, end, step, dtype=np.int64)[:n]
+    return _finish(data.astype(dt.np), requires_grad, device)
+
+
+def linspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """`steps` evenly spaced values from `start` to `end`, both included."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    data = np.linspace(float(start), float(end), steps)
+    return _finish(data.astype(_float_dtype(dtype)), requires_grad, device)
+
+
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    return _finish(np.eye(n, m if m is not None else n, dtype=_float_dtype(dtype)), requires_grad)
+
+
+# --- random numbers ----------------------------------------------------------------------
+# One global generator, seeded by manual_seed. (Streams differ from PyTorch's.)
+
+_seed = 0
+_rng = np.random.default_rng(_seed)
+
+
+def manual_seed(seed: int) -> Any:
+    """Seed the global random generator, so rand/randn/randint repeat."""
+    global _rng, _seed
+    _seed = int(seed)
+    _rng = np.random.default_rng(_seed)
+    return None
+
+
+def seed() -> int:
+    s = int(np.random.SeedSequence().generate_state(1, np.uint64)[0]) % (2**63)
+    manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    return _seed
+
+
+def rand(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    """Uniform samples on [0, 1)."""
+    data = _rng.random(_size_args(size)).astype(_float_dtype(dtype))
+    return _finish(data, requires_grad, device)
+
+
+def randn(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    """Standard normal samples."""
+    data = _rng.standard_normal(_size_args(size)).astype(_float_dtype(dtype))
+    return _finish(data, requires_grad, device)
+
+
+def randint(
+    low: int,
+    high: Any = None,
+    size: Any = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Integers uniform on [low, high); `randint(high, size)` starts at 0."""
+    if size is None:
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    dt = _dtype.to_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
+    data = _rng.integers(low, high, _size_args((size,))).astype(dt)
+    return _finish(data, requires_grad, device)
+
+
+def randperm(n: int, *, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    dt = _dtype.to_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
+    return _finish(_rng.permutation(n).astype(dt), requires_grad)
+
+
+def rand_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(
+    input: Tensor, *, dtype: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None) -> Tensor:
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype)
+
+
+# --- the legacy constructors ---------------------------------------------------------------
+
+
+def legacy_new(
+    cls: type, dt: _dtype.dtype, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Tensor:
+    """`Tensor(data)` copies data as `dt`; `Tensor(2, 3)` makes a (zero-filled) 2x3 tensor."""
+    kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if not args:
+        data = np.zeros((0,), dt.np)
+    elif all(isinstance(a, int | np.integer) for a in args) or (
+        len(args) == 1 and type(args[0]).__name__ == "Size"
+    ):
+        data = np.zeros(_size_args(args), dt.np)
+    elif len(args) == 1:
+        data = np.array(_infer_array(args[0]), dtype=dt.np, copy=True)
+    else:
+        raise TypeError("new() received an invalid combination of arguments")
+    t = Tensor._make(data)
+    if cls is not Tensor:
+        t.__class__ = cls
+    return t
+
+
+class _LegacyTensorType(type):
+    """`FloatTensor([1, 2])` builds a float32 tensor; `isinstance(t, FloatTensor)` checks dtype."""
+
+    _dtype: _dtype.dtype
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        return legacy_new(Tensor, cls._dtype, args, kwargs)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Tensor) and obj._data.dtype == cls._dtype.np
+
+
+def _legacy(name: str, dt: _dtype.dtype) -> type:
+    return _LegacyTensorType(name, (), {"_dtype": dt, "__module__": "chainrule"})
+
+
+FloatTensor = _legacy("FloatTensor", _dtype.float32)
+DoubleTensor = _legacy("DoubleTensor", _dtype.float64)
+HalfTensor = _legacy("HalfTensor", _dtype.float16)
+LongTensor = _legacy("LongTensor", _dtype.int64)
+IntTensor = _legacy("IntTensor", _dtype.int32)
+ShortTensor = _legacy("ShortTensor", _dtype.int16)
+CharTensor = _legacy("CharTensor", _dtype.int8)
+ByteTensor = _legacy("ByteTensor", _dtype.uint8)
+BoolTensor = _legacy("BoolTensor", _dtype.bool_)

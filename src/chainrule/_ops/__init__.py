@@ -1,0 +1,1 @@
+"""Every differentiable op: a forward on arrays and one derivative rule per input."""

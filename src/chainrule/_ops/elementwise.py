@@ -1,0 +1,468 @@
+"""Elementwise ops, each forward followed by its derivative rules, and the arithmetic dunders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from .primitive import Primitive, as_operands, scalar_tensor, tensor_method
+
+__all__ = [
+    "abs",
+    "add",
+    "cos",
+    "div",
+    "eq",
+    "exp",
+    "ge",
+    "gt",
+    "le",
+    "log",
+    "logical_not",
+    "lt",
+    "mul",
+    "ne",
+    "neg",
+    "pow",
+    "reciprocal",
+    "relu",
+    "rsub",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sqrt",
+    "square",
+    "sub",
+    "tanh",
+    "true_divide",
+    "where",
+]
+
+_py_abs = abs
+
+
+def _binary(np_fn: Any) -> Any:
+    """A forward that computes in the promoted dtype `dt` (Note: no cast node in the graph)."""
+
+    def forward(a: np.ndarray, b: np.ndarray, dt: np.dtype, **_: Any) -> np.ndarray:
+        return np_fn(a, b, dtype=dt) if a.dtype != dt or b.dtype != dt else np_fn(a, b)
+
+    return forward
+
+
+def _float_dtype(x: Tensor) -> np.dtype:
+    """Ops like exp and sqrt give floats: integer inputs promote to the default float."""
+    return x._data.dtype if x._data.dtype.kind == "f" else _dtype.get_default_dtype().np
+
+
+def _unary(np_fn: Any) -> Any:
+    def forward(a: np.ndarray) -> np.ndarray:
+        if a.dtype.kind != "f":
+            a = a.astype(_dtype.get_default_dtype().np)
+        return np_fn(a)
+
+    return forward
+
+
+# --- add, sub, mul, div ----------------------------------------------------------
+
+_add = Primitive(
+    "AddBackward0",
+    _binary(np.add),
+    inputs=("self", "other"),
+    grads=(lambda g, n: g, lambda g, n: g if n.alpha == 1 else g * n.alpha),
+)
+_sub = Primitive(
+    "SubBackward0",
+    _binary(np.subtract),
+    inputs=("self", "other"),
+    grads=(lambda g, n: g, lambda g, n: -g if n.alpha == 1 else g * -n.alpha),
+)
+_rsub = Primitive(  # other - alpha * self, for `number - tensor`
+    "RsubBackward1",
+    lambda a, b, dt, alpha: np.subtract(b, a, dtype=dt),
+    inputs=("self", "other"),
+    grads=(lambda g, n: -g, None),
+)
+_mul = Primitive(
+    "MulBackward0",
+    _binary(np.multiply),
+    inputs=("self", "other"),
+    grads=(lambda g, n: g * n.other, lambda g, n: g * n.self),
+)
+_div = Primitive(
+    "DivBackward0",
+    _binary(np.true_divide),
+    inputs=("self", "other"),
+    grads=(lambda g, n: g / n.other, lambda g, n: -g * n.self / (n.other * n.other)),
+)
+
+
+def _scaled(other: Any, alpha: Any) -> Any:
+    if alpha == 1:
+        return other
+    return other * alpha
+
+
+def _check_alpha(values: list[Tensor], alpha: Any, op: str) -> None:
+    if isinstance(alpha, float) and all(v._data.dtype.kind in "iub" for v in values):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+
+
+@tensor_method
+def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """input + alpha * other, broadcasting."""
+    dt, (a, b) = as_operands(input, other)
+    if alpha != 1 and b._requires_grad is False and not isinstance(other, Tensor):
+        b = scalar_tensor(other * alpha, dt)
+        alpha = 1
+    elif alpha != 1:
+        _check_alpha([a, b], alpha, "add")
+        return _add(a, b * alpha, dt=dt.np, alpha=1)
+    return _add(a, b, dt=dt.np, alpha=alpha)
+
+
+@tensor_method
+def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """input - alpha * other, broadcasting."""
+    dt, (a, b) = as_operands(input, other)
+    if dt is _dtype.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if alpha != 1:
+        return _sub(a, b * alpha, dt=dt.np, alpha=1)
+    return _sub(a, b, dt=dt.np, alpha=1)
+
+
+subtract = sub
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """other - alpha * input."""
+    dt, (a, b) = as_operands(input, other)
+    if alpha != 1:
+        a = a * alpha
+    return _rsub(a, b, dt=dt.np, alpha=1)
+
+
+@tensor_method
+def mul(input: Tensor, other: Any) -> Tensor:
+    """Elementwise product, broadcasting."""
+    dt, (a, b) = as_operands(input, other)
+    return _mul(a, b, dt=dt.np)
+
+
+multiply = mul
+
+
+@tensor_method
+def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """True division (integers give floats), broadcasting."""
+    if rounding_mode is not None:
+        from .rounding import div_rounded
+
+        return div_rounded(input, other, rounding_mode)
+    dt, (a, b) = as_operands(input, other)
+    if dt._category != 2:  # integers and bools divide to the default float
+        dt = _dtype.get_default_dtype()
+    return _div(a, b, dt=dt.np)
+
+
+divide = true_divide = div
+
+
+# --- unary ------------------------------------------------------------------------
+
+_neg = Primitive("NegBackward0", np.negative, grads=(lambda g, n: -g,))
+
+
+@tensor_method
+def neg(input: Tensor) -> Tensor:
+    if input._data.dtype == np.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return _neg(input)
+
+
+negative = neg
+
+_reciprocal = Primitive(
+    "ReciprocalBackward0",
+    _unary(np.reciprocal),
+    grads=(lambda g, n: -g * n.result * n.result,),
+)
+_exp = Primitive("ExpBackward0", _unary(np.exp), grads=(lambda g, n: g * n.result,))
+_log = Primitive("LogBackward0", _unary(np.log), grads=(lambda g, n: g / n.self,))
+_sqrt = Primitive("SqrtBackward0", _unary(np.sqrt), grads=(lambda g, n: g / (2 * n.result),))
+_sin = Primitive("SinBackward0", _unary(np.sin), grads=(lambda g, n: g * n.self.cos(),))
+_cos = Primitive("CosBackward0", _unary(np.cos), grads=(lambda g, n: -g * n.self.sin(),))
+_tanh = Primitive(
+    "TanhBackward0", _unary(np.tanh), grads=(lambda g, n: g * (1 - n.result * n.result),)
+)
+_sigmoid = Primitive(
+    "SigmoidBackward0",
+    _unary(lambda a: _stable_sigmoid(a)),
+    grads=(lambda g, n: g * n.result * (1 - n.result),),
+)
+_abs = Primitive("AbsBackward0", np.abs, grads=(lambda g, n: g * n.self.sign(),))
+_sign = Primitive("SignBackward0", np.sign, grads=(lambda g, n: g * 0,))
+_relu = Primitive(
+    "ReluBackward0",
+    lambda a: np.maximum(a, 0, dtype=a.dtype),
+    grads=(lambda g, n: where(n.result > 0, g, 0),),
+)
+
+
+def _stable_sigmoid(a: np.ndarray) -> np.ndarray:
+    # exp of a negative number only, so large |a| neither overflows nor warns.
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+
+
+@tensor_method
+def reciprocal(input: Tensor) -> Tensor:
+    return _reciprocal(input)
+
+
+@tensor_method
+def exp(input: Tensor) -> Tensor:
+    return _exp(input)
+
+
+@tensor_method
+def log(input: Tensor) -> Tensor:
+    return _log(input)
+
+
+@tensor_method
+def sqrt(input: Tensor) -> Tensor:
+    return _sqrt(input)
+
+
+@tensor_method
+def sin(input: Tensor) -> Tensor:
+    return _sin(input)
+
+
+@tensor_method
+def cos(input: Tensor) -> Tensor:
+    return _cos(input)
+
+
+@tensor_method
+def tanh(input: Tensor) -> Tensor:
+    return _tanh(input)
+
+
+@tensor_method
+def sigmoid(input: Tensor) -> Tensor:
+    return _sigmoid(input)
+
+
+@tensor_method
+def abs(input: Tensor) -> Tensor:
+    return _abs(input)
+
+
+absolute = abs
+
+
+@tensor_method
+def sign(input: Tensor) -> Tensor:
+    return _sign(input)
+
+
+@tensor_method
+def relu(input: Tensor) -> Tensor:
+    return _relu(input)
+
+
+@tensor_method
+def square(input: Tensor) -> Tensor:
+    return pow(input, 2)
+
+
+# --- pow --------------------------------------------------------------------------
+
+_pow_scalar = Primitive(  # tensor ** number
+    "PowBackward0",
+    lambda a, exponent, dt: np.power(a.astype(dt, copy=False), exponent),
+    grads=(
+        lambda g, n: g * 0 if n.exponent == 0 else g * (n.exponent * n.self ** (n.exponent - 1)),
+    ),
+)
+_pow_tensor = Primitive(  # tensor ** tensor
+    "PowBackward1",
+    _binary(np.power),
+    inputs=("self", "exponent"),
+    grads=(
+        lambda g, n: where(n.exponent == 0, 0, g * n.exponent * n.self ** (n.exponent - 1)),
+        lambda g, n: where((n.self == 0) & (n.exponent >= 0), 0, g * n.result * n.self.log()),
+    ),
+)
+_rpow = Primitive(  # number ** tensor
+    "PowBackward2",
+    lambda base, exponent, dt: np.power(base.astype(dt), exponent.astype(dt)),
+    inputs=("base", "exponent"),
+    grads=(
+        None,
+        lambda g, n: where((n.base == 0) & (n.exponent >= 0), 0, g * n.result * n.base.log()),
+    ),
+)
+
+
+@tensor_method
+def pow(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent, for a tensor and/or number on either side."""
+    if not isinstance(input, Tensor):
+        dt, (base, exp_) = as_operands(input, exponent)
+        return _rpow(base, exp_, dt=dt.np)
+    if isinstance(exponent, Tensor):
+        dt, (a, b) = as_operands(input, exponent)
+        return _pow_tensor(a, b, dt=dt.np)
+    dt = _dtype.result_type(input, exponent)
+    if dt._category != 2 and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return _pow_scalar(input, exponent=exponent, dt=dt.np)
+
+
+# --- where and comparisons ----------------------------------------------------------
+
+_where = Primitive(
+    "WhereBackward0",
+    lambda c, a, b, dt: np.asarray(np.where(c, a, b), dtype=dt),
+    inputs=("condition", "self", "other"),
+    grads=(None, lambda g, n: where(n.condition, g, 0), lambda g, n: where(n.condition, 0, g)),
+)
+
+
+@tensor_method
+def where(condition: Tensor, input: Any, other: Any) -> Tensor:
+    """Elements of `input` where `condition` holds, else of `other`."""
+    if condition._data.dtype != np.bool_:
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{str(condition.dtype).split('.')[-1].capitalize()}"
+        )
+    dt, (a, b) = as_operands(input, other)
+    return _where(condition, a, b, dt=dt.np)
+
+
+def _compare(np_fn: Any, name: str) -> Any:
+    """A comparison or logical op: a bool tensor, outside the graph."""
+
+    def compare(input: Tensor, other: Any) -> Tensor:
+        _, (a, b) = as_operands(input, other)
+        return Tensor._make(np.asarray(np_fn(a._data, b._data)))
+
+    compare.__name__ = name
+    return tensor_method(compare)
+
+
+eq = _compare(np.equal, "eq")
+ne = _compare(np.not_equal, "ne")
+lt = _compare(np.less, "lt")
+le = _compare(np.less_equal, "le")
+gt = _compare(np.greater, "gt")
+ge = _compare(np.greater_equal, "ge")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+logical_and = _compare(np.logical_and, "logical_and")
+logical_or = _compare(np.logical_or, "logical_or")
+logical_xor = _compare(np.logical_xor, "logical_xor")
+
+
+def _bitwise(np_fn: Any, name: str) -> Any:
+    def bitwise(input: Tensor, other: Any) -> Tensor:
+        dt, (a, b) = as_operands(input, other)
+        if dt._category == 2:
+            raise TypeError(f"\"{name}_cpu\" not implemented for '{_legacy_scalar_name(dt)}'")
+        return Tensor._make(np.asarray(np_fn(a._data.astype(dt.np), b._data.astype(dt.np))))
+
+    bitwise.__name__ = name
+    return bitwise
+
+
+def _legacy_scalar_name(dt: _dtype.dtype) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(dt.name, dt.name)
+
+
+bitwise_and = tensor_method(_bitwise(np.bitwise_and, "bitwise_and"))
+bitwise_or = tensor_method(_bitwise(np.bitwise_or, "bitwise_or"))
+bitwise_xor = tensor_method(_bitwise(np.bitwise_xor, "bitwise_xor"))
+
+
+@tensor_method
+def logical_not(input: Tensor) -> Tensor:
+    return Tensor._make(np.logical_not(input._data))
+
+
+@tensor_method
+def bitwise_not(input: Tensor) -> Tensor:
+    if input._data.dtype.kind == "f":
+        raise TypeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    return Tensor._make(np.invert(input._data))
+
+
+# --- the operators --------------------------------------------------------------------
+
+
+def _reflected(fn: Any) -> Any:
+    def op(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, Tensor | bool | int | float | np.number | np.bool_):
+            return NotImplemented
+        return fn(other, self)
+
+    return op
+
+
+def _forward_op(fn: Any) -> Any:
+    def op(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, Tensor | bool | int | float | np.number | np.bool_):
+            return NotImplemented
+        return fn(self, other)
+
+    return op
+
+
+_OPERATORS = {
+    "__add__": _forward_op(add),
+    "__radd__": _forward_op(add),
+    "__sub__": _forward_op(sub),
+    "__rsub__": _forward_op(rsub),
+    "__mul__": _forward_op(mul),
+    "__rmul__": _forward_op(mul),
+    "__truediv__": _forward_op(div),
+    "__rtruediv__": _forward_op(lambda self, other: reciprocal(self) * other),
+    "__pow__": _forward_op(pow),
+    "__rpow__": _reflected(pow),
+    "__neg__": neg,
+    "__pos__": lambda self: self,
+    "__abs__": abs,
+    "__eq__": _forward_op(eq),
+    "__ne__": _forward_op(ne),
+    "__lt__": _forward_op(lt),
+    "__le__": _forward_op(le),
+    "__gt__": _forward_op(gt),
+    "__ge__": _forward_op(ge),
+    "__and__": _forward_op(bitwise_and),
+    "__or__": _forward_op(bitwise_or),
+    "__xor__": _forward_op(bitwise_xor),
+    "__rand__": _forward_op(bitwise_and),
+    "__ror__": _forward_op(bitwise_or),
+    "__rxor__": _forward_op(bitwise_xor),
+    "__invert__": bitwise_not,
+}
+for _name, _op in _OPERATORS.items():
+    setattr(Tensor, _name, _op)
+setattr(Tensor, "__hash__", object.__hash__)  # by identity: __eq__ is elementwise

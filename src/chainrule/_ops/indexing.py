@@ -1,0 +1,140 @@
+"""Reading with `x[index]` (views for basic indexing, copies for advanced) and `unbind`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from .primitive import Primitive, tensor_method, wrap_dim
+
+__all__ = ["getitem", "index_key", "select", "unbind"]
+
+
+def _index_pair(name: str, view: bool) -> Primitive:
+    """An indexing op and its gradient op (scatter into zeros); each is the other's rule."""
+
+    def scatter(g: np.ndarray, key: Any, self_sizes: Any, advanced: bool) -> np.ndarray:
+        out = np.zeros(tuple(self_sizes), dtype=g.dtype)
+        if advanced:
+            np.add.at(out, key, g)  # repeated indices accumulate
+        else:
+            out[key] = g
+        return out
+
+    backward = Primitive(
+        name.replace("Backward0", "BackwardBackward0"),
+        scatter,
+        inputs=("grad",),
+        grads=(lambda g, n: forward(g, key=n.key, self_sizes=None, advanced=n.advanced),),
+    )
+    forward = Primitive(
+        name,
+        lambda a, key, **_: a[key],
+        grads=(lambda g, n: backward(g, key=n.key, self_sizes=n.self_sizes, advanced=n.advanced),),
+        view=view,
+    )
+    return forward
+
+
+_select = _index_pair("SelectBackward0", view=True)
+_slice = _index_pair("SliceBackward0", view=True)
+_index = _index_pair("IndexBackward0", view=False)
+
+
+def index_key(index: Any) -> tuple[Any, ...]:
+    """An index as a tuple NumPy understands (tensors become arrays)."""
+    items = index if isinstance(index, tuple) else (index,)
+    out = []
+    for item in items:
+        if isinstance(item, Tensor):
+            if item._data.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(item._data)
+        elif isinstance(item, list):
+            arr = np.asarray([i._data if isinstance(i, Tensor) else i for i in item])
+            if arr.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(arr)
+        elif isinstance(item, bool | np.bool_):
+            out.append(np.asarray(item))
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def _check_basic(shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
+    """PyTorch's IndexError/ValueError for bad basic indices, before NumPy sees them."""
+    dims = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if dims > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    d = 0
+    for k in key:
+        if k is Ellipsis:
+            d += len(shape) - dims
+            continue
+        if k is None:
+            continue
+        if isinstance(k, slice) and k.step is not None and k.step <= 0:
+            raise ValueError("step must be greater than zero")
+        if isinstance(k, int | np.integer) and not -shape[d] <= k < shape[d]:
+            raise IndexError(f"index {k} is out of bounds for dimension {d} with size {shape[d]}")
+        d += 1
+
+
+def getitem(input: Tensor, index: Any) -> Tensor:
+    """`input[index]`: basic indexing gives views (Select/Slice/Unsqueeze), the rest copies."""
+    key = index_key(index)
+    if any(isinstance(k, np.ndarray) for k in key):
+        try:
+            input._data[key]
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension")) from None
+        return _index(input, key=key, self_sizes=input.shape, advanced=True)
+    _check_basic(input._data.shape, key)
+    # One view op per index item, so the graph reads as PyTorch's does.
+    if any(k is Ellipsis for k in key):
+        at = next(i for i, k in enumerate(key) if k is Ellipsis)
+        dims = sum(1 for k in key if k is not None and k is not Ellipsis)
+        key = key[:at] + (slice(None),) * (input.ndim - dims) + key[at + 1 :]
+    out = input
+    d = 0
+    sub: tuple[Any, ...]
+    for k in key:
+        if k is None:
+            out = out.unsqueeze(d)
+            d += 1
+        elif isinstance(k, slice):
+            if k != slice(None):
+                sub = (slice(None),) * d + (k,)
+                out = _slice(out, key=sub, self_sizes=out.shape, advanced=False)
+            d += 1
+        else:
+            sub = (*(slice(None),) * d, int(k))
+            out = _select(out, key=sub, self_sizes=out.shape, advanced=False)
+    if out is input:  # x[:] and x[...] are views too
+        out = _slice(input, key=(slice(None),), self_sizes=input.shape, advanced=False)
+    return out
+
+
+setattr(Tensor, "__getitem__", getitem)
+
+
+@tensor_method
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    d = wrap_dim(dim, input.ndim)
+    size = input._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+            f"dimension {dim}"
+        )
+    key = (*(slice(None),) * d, int(index))
+    return _select(input, key=key, self_sizes=input.shape, advanced=False)
+
+
+@tensor_method
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    d = wrap_dim(dim, input.ndim)
+    return tuple(select(input, d, i) for i in range(input._data.shape[d]))

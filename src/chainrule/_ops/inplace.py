@@ -1,0 +1,234 @@
+"""In-place ops (`add_`, `x[i] = v`, `+=`, ...): write into memory, then rebase the graph.
+
+Note: an in-place op is computed out of place on an alias that carries the
+tensor's old value and graph position, and the result is written back. The
+tensor (or, for a view, its base through a `CopySlices` node) then takes the
+result's place in the graph, and its version counter is bumped so nodes that
+saved the old value refuse to use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from .elementwise import add, div, mul, sub
+from .indexing import index_key
+from .primitive import Primitive, as_operands, tensor_method
+
+__all__ = ["apply_inplace", "setitem"]
+
+_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def _check_writable(t: Tensor) -> None:
+    if not grad_mode.is_grad_enabled():
+        return
+    if t._requires_grad and t._grad_fn is None:
+        raise RuntimeError(_LEAF_INPLACE)
+    base = t._base
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def _check_castable(t: Tensor, new: np.ndarray) -> None:
+    src, dst = new.dtype, t._data.dtype
+    if (src.kind == "f" and dst.kind in "iub") or (src.kind in "iu" and dst.kind == "b"):
+        names = {"f": "Float", "i": "Long", "u": "Byte", "b": "Bool"}
+        raise RuntimeError(
+            f"result type {_scalar_name(src)} can't be cast to the desired output type "
+            f"{_scalar_name(dst) if dst.kind != 'b' else names['b']}"
+        )
+
+
+def _scalar_name(d: np.dtype) -> str:
+    return {
+        "float16": "Half",
+        "float32": "Float",
+        "float64": "Double",
+        "int8": "Char",
+        "int16": "Short",
+        "int32": "Int",
+        "int64": "Long",
+        "uint8": "Byte",
+        "bool": "Bool",
+    }[d.name]
+
+
+_copy_slices = Primitive(
+    "CopySlices",
+    lambda base, src, **_: base,
+    inputs=("self", "src"),
+    grads=(lambda g, n: g * n.keep, lambda g, n: n.region(g)),
+)
+
+
+def _rebase(t: Tensor, new: Tensor) -> None:
+    """Make `t` (already holding `new`'s values) take `new`'s place in the graph."""
+    if t._base is None:
+        t._grad_fn, t._output_nr = new._grad_fn, new._output_nr
+        t._requires_grad = t._requires_grad or new._requires_grad
+        return
+    base, view_fn = t._base, t._view_fn
+    assert view_fn is not None
+    keep = np.ones(base._data.shape, dtype=base._data.dtype)
+    view_fn(Tensor._make(keep))._data[...] = 0
+    _into_base(base, new, lambda b: view_fn(b), keep)
+    regenerated = view_fn(base)
+    t._grad_fn, t._output_nr = regenerated._grad_fn, regenerated._output_nr
+    t._requires_grad = True
+
+
+def _into_base(base: Tensor, src: Tensor, region: Callable[[Tensor], Tensor], keep: Any) -> None:
+    """Record that `region` of `base` now holds `src` (a `CopySlices` node on the base)."""
+    alias = Tensor._make(base._data, base._requires_grad, base._grad_fn, base._output_nr)
+    alias._accumulator = base._accumulator
+    out = _copy_slices(alias, src, region=region, keep=Tensor._make(keep))
+    base._grad_fn, base._output_nr = out._grad_fn, 0
+    base._requires_grad = True
+
+
+def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
+    """Run `compute` on `t`'s current value and write the result into `t` (see the Note)."""
+    _check_writable(t)
+    if not grad_mode.is_grad_enabled():
+        new = compute(t)
+        _check_castable(t, new._data)
+        t._data[...] = new._data
+        t._version.value += 1
+        return t
+    old = Tensor._make(t._data.copy(), t._requires_grad, t._grad_fn, t._output_nr)
+    new = compute(old)
+    _check_castable(t, new._data)
+    t._data[...] = new._data
+    if new._requires_grad or t._requires_grad:
+        _rebase(t, new)
+    t._version.value += 1
+    return t
+
+
+def setitem(t: Tensor, index: Any, value: Any) -> None:
+    """`t[index] = value`: a `CopySlices` node when grad is recorded."""
+    key = index_key(index)
+    _check_writable(t)
+    if isinstance(value, Tensor):
+        src = value
+    else:
+        src = Tensor._make(np.asarray(value, dtype=t._data.dtype))
+    if src._data.dtype.kind == "f" and t._data.dtype.kind in "iub":
+        _check_castable(t, src._data)
+    try:
+        t._data[key] = src._data
+    except IndexError as e:
+        raise IndexError(str(e).replace("axis", "dimension")) from None
+    except ValueError as e:
+        raise RuntimeError(str(e)) from None
+    if grad_mode.is_grad_enabled() and (src._requires_grad or t._requires_grad):
+        if t._base is None:
+            keep = np.ones(t._data.shape, dtype=t._data.dtype)
+            keep[key] = 0
+            _into_base(t, src, lambda b: b[index], keep)
+        else:
+            base, view_fn = t._base, t._view_fn
+            assert view_fn is not None
+            keep = np.ones(base._data.shape, dtype=base._data.dtype)
+            view_fn(Tensor._make(keep))._data[key] = 0
+            _into_base(base, src, lambda b: view_fn(b)[index], keep)
+            regenerated = view_fn(base)
+            t._grad_fn, t._output_nr = regenerated._grad_fn, regenerated._output_nr
+            t._requires_grad = True
+    t._version.value += 1
+
+
+setattr(Tensor, "__setitem__", setitem)
+
+
+# --- the op_ forms ----------------------------------------------------------------------
+
+_zero = Primitive("ZeroBackward0", lambda a: np.zeros_like(a), grads=(lambda g, n: g * 0,))
+_fill = Primitive(
+    "FillBackward2",
+    lambda a, value: np.full_like(a, value),
+    grads=(lambda g, n: g * 0,),
+)
+_fill_tensor = Primitive(
+    "FillBackward3",
+    lambda a, value: np.full_like(a, value),
+    inputs=("self", "value"),
+    grads=(lambda g, n: g * 0, lambda g, n: g.sum()),
+)
+_copy = Primitive(
+    "CopyBackwards",
+    lambda a, src: np.broadcast_to(src, a.shape).astype(a.dtype, copy=True),
+    inputs=("self", "src"),
+    grads=(lambda g, n: g * 0, lambda g, n: g),
+)
+
+
+@tensor_method
+def zero_(self: Tensor) -> Tensor:
+    return apply_inplace(self, _zero)
+
+
+@tensor_method
+def fill_(self: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions."
+            )
+        return apply_inplace(self, lambda old: _fill_tensor(old, value))
+    return apply_inplace(self, lambda old: _fill(old, value=value))
+
+
+@tensor_method
+def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    """Copy `src`'s values (broadcast and cast) into this tensor; gradients flow to `src`."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    try:
+        np.broadcast_shapes(src._data.shape, self._data.shape)
+        if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({self._data.shape[-1] if self.ndim else 1}) must match the "
+            f"size of tensor b ({src._data.shape[-1] if src.ndim else 1}) at non-singleton "
+            "dimension 0"
+        ) from None
+    return apply_inplace(self, lambda old: _copy(old, src))
+
+
+def _inplace_binary(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    def op(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+        dt, _ = as_operands(self, other)
+        if dt._category > self.dtype._category:
+            raise RuntimeError(
+                f"result type {_scalar_name(dt.np)} can't be cast to the desired output type "
+                f"{_scalar_name(self._data.dtype)}"
+            )
+        return apply_inplace(self, lambda old: fn(old, other, **kwargs))
+
+    op.__name__ = name
+    return op
+
+
+for _name, _fn in (("add_", add), ("sub_", sub), ("mul_", mul), ("div_", div)):
+    setattr(Tensor, _name, _inplace_binary(_fn, _name))
+for _alias, _name in (
+    ("__iadd__", "add_"),
+    ("__isub__", "sub_"),
+    ("__imul__", "mul_"),
+    ("__itruediv__", "div_"),
+    ("subtract_", "sub_"),
+    ("multiply_", "mul_"),
+    ("divide_", "div_"),
+):
+    setattr(Tensor, _alias, getattr(Tensor, _name))

@@ -1,0 +1,208 @@
+"""Matrix products: mm, mv, dot and matmul (batched and broadcasting)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from .primitive import Primitive, tensor_method
+
+__all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
+
+
+def _mat(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    return np.matmul(a.astype(dt, copy=False), b.astype(dt, copy=False))
+
+
+_mm = Primitive(
+    "MmBackward0",
+    _mat,
+    inputs=("self", "mat2"),
+    grads=(lambda g, n: g.mm(n.mat2.t()), lambda g, n: n.self.t().mm(g)),
+)
+_mv = Primitive(
+    "MvBackward0",
+    _mat,
+    inputs=("self", "vec"),
+    grads=(lambda g, n: g.unsqueeze(1) * n.vec, lambda g, n: n.self.t().mv(g)),
+)
+_dot = Primitive(
+    "DotBackward0",
+    _mat,
+    inputs=("self", "tensor"),
+    grads=(lambda g, n: g * n.tensor, lambda g, n: g * n.self),
+)
+_bmm = Primitive(
+    "BmmBackward0",
+    _mat,
+    inputs=("self", "mat2"),
+    grads=(lambda g, n: g.bmm(n.mat2.mT), lambda g, n: n.self.mT.bmm(g)),
+)
+# Batched, broadcasting products; the engine sums gradients back over broadcast batch dims.
+_matmul = Primitive(
+    "UnsafeViewBackward0",
+    _mat,
+    inputs=("self", "other"),
+    grads=(lambda g, n: g.matmul(n.other.mT), lambda g, n: n.self.mT.matmul(g)),
+)
+
+
+def _shape_text(t: Tensor) -> str:
+    return "x".join(map(str, t._data.shape))
+
+
+def _same_dtype(name: str, a: Tensor, b: Tensor) -> None:
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_dtype_name(a)} != "
+            f"{_dtype_name(b)}"
+            if name == "mm"
+            else f"{name}: expected both inputs to have the same dtype, but got "
+            f"{_dtype_name(a)} and {_dtype_name(b)}"
+        )
+
+
+def _dtype_name(t: Tensor) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(
+        t._data.dtype.name, t._data.dtype.name
+    )
+
+
+@tensor_method
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix product of two 2-D tensors."""
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if input._data.shape[1] != mat2._data.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(input)} and "
+            f"{_shape_text(mat2)})"
+        )
+    _same_dtype("mm", input, mat2)
+    return _mm(input, mat2, dt=input._data.dtype)
+
+
+@tensor_method
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix-vector product."""
+    if input.ndim != 2 or vec.ndim != 1 or input._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({input._data.shape[0] if input.ndim else 0}), mat "
+            f"({_shape_text(input)}), vec ({_shape_text(vec)})"
+        )
+    _same_dtype("mv", input, vec)
+    return _mv(input, vec, dt=input._data.dtype)
+
+
+@tensor_method
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Inner product of two 1-D tensors of the same length."""
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    if input._data.shape[0] != tensor._data.shape[0]:
+        n, m = input._data.shape[0], tensor._data.shape[0]
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively"
+        )
+    if input._data.dtype != tensor._data.dtype:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_scalar(input)} and {_scalar(tensor)}"
+        )
+    return _dot(input, tensor, dt=input._data.dtype)
+
+
+inner = dot
+
+
+def _scalar(t: Tensor) -> str:
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int"}.get(
+        t._data.dtype.name, t._data.dtype.name
+    )
+
+
+@tensor_method
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors with the same batch size."""
+    if input.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    a, b = input._data.shape, mat2._data.shape
+    if a[0] != b[0] or a[2] != b[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{a[0]}, {a[2]}] "
+            f"but got: [{b[0]}, {b[1]}]."
+        )
+    return _bmm(input, mat2, dt=input._data.dtype)
+
+
+@tensor_method
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """The `@` product: dot, mv, mm or a batched, broadcasting product by the inputs' dims."""
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise TypeError("matmul(): argument 'other' (position 2) must be Tensor")
+    da, db = input.ndim, other.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:
+        return mm(input.unsqueeze(0), other).squeeze(0)
+    if da == 2 and db == 2:
+        return mm(input, other)
+    a = input.unsqueeze(0) if da == 1 else input
+    b = other.unsqueeze(-1) if db == 1 else other
+    if a._data.shape[-1] != b._data.shape[-2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{b._data.shape[0]}, {a._data.shape[-1]}] but got: [{b._data.shape[0]}, "
+            f"{b._data.shape[-2]}]."
+        )
+    try:
+        np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({a._data.shape[-3]}) must match the size of tensor b "
+            f"({b._data.shape[-3]}) at non-singleton dimension "
+            f"{max(a.ndim, b.ndim) - 3}"
+        ) from None
+    _same_dtype("matmul", a, b)
+    out = _matmul(a, b, dt=a._data.dtype)
+    if da == 1:
+        out = out.squeeze(-2)
+    if db == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+@tensor_method
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two vectors."""
+    return input.unsqueeze(1) * vec2
+
+
+ger = outer
+
+
+def _matmul_op(self: Tensor, other: object) -> object:
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul_op(self: Tensor, other: object) -> object:
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(other, self)
+
+
+setattr(Tensor, "__matmul__", _matmul_op)
+setattr(Tensor, "__rmatmul__", _rmatmul_op)

@@ -1,0 +1,231 @@
+"""How an op records itself: a forward on arrays plus one derivative rule per input.
+
+A rule is `rule(grad, node) -> grad_input`, written with chainrule's own ops;
+`node.<name>` gives the saved inputs (by their PyTorch names: `self`, `other`,
+...), `node.result` the saved output, and `node.<param>` the op's non-tensor
+arguments. The engine runs rules with grad mode off for a plain backward and
+with grad mode on under `create_graph=True`, so one rule serves every order.
+Broadcasting and dtype are undone by the engine, after every rule (see
+`engine.validate_grads`), never inside one.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.graph import SECOND_BACKWARD_MESSAGE, Node, SavedTensor
+
+__all__ = [
+    "OpNode",
+    "Primitive",
+    "Rule",
+    "as_operands",
+    "scalar_tensor",
+    "tensor_method",
+    "wrap_dim",
+    "wrap_dims",
+]
+
+Rule = Callable[[Tensor, "OpNode"], Tensor | None]
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """A possibly negative dim as an index into the shape, with PyTorch's IndexError."""
+    try:
+        dim = operator.index(dim)
+    except TypeError:
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}") from None
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not low <= dim <= high:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+        )
+    return dim % max(ndim, 1)
+
+
+def wrap_dims(dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """Several dims (None or [] meaning all of them), checked for repeats."""
+    if dims is None:
+        return tuple(range(ndim))
+    if isinstance(dims, int | np.integer):
+        dims = (int(dims),)
+    if len(dims) == 0:
+        return tuple(range(ndim))
+    out = tuple(wrap_dim(d, ndim) for d in dims)
+    for i, d in enumerate(out):
+        if d in out[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+class OpNode(Node):
+    """The grad_fn of a built-in op. Each op has its own subclass named as PyTorch names it."""
+
+    __slots__ = ("_input_meta", "_params", "_prim", "_saved")
+
+    _prim: Primitive
+
+    def __init__(
+        self,
+        prim: Primitive,
+        inputs: Sequence[Tensor],
+        params: dict[str, Any],
+        result: Tensor,
+    ) -> None:
+        super().__init__(
+            tuple(t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs)
+        )
+        self._prim = prim
+        self._params = params
+        self._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
+        saved: dict[str, SavedTensor] = {}
+        needed = prim.saves_for(inputs)
+        for name, t in zip(prim.inputs, inputs, strict=False):
+            if name in needed:
+                saved[name] = SavedTensor(t)
+        if "result" in needed:
+            saved["result"] = SavedTensor(result, is_output=True)
+        self._saved: dict[str, SavedTensor] | None = saved
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only when normal lookup fails: saved tensors, then parameters.
+        key = name[7:] if name.startswith("_saved_") else name
+        try:
+            saved = object.__getattribute__(self, "_saved")
+            params = object.__getattribute__(self, "_params")
+        except AttributeError:
+            raise AttributeError(name) from None
+        if key in params:
+            return params[key]
+        if saved is None:
+            if key in self._prim.saveable:
+                raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        elif key in saved:
+            return saved[key].unpack(self)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _apply(self, grad_outputs: list[Tensor | None]) -> list[Tensor | None]:
+        grad = grad_outputs[0]
+        if grad is None:
+            return [None] * len(self._next)
+        return [
+            None if edge[0] is None or rule is None else rule(grad, self)
+            for edge, rule in zip(self._next, self._prim.grads, strict=True)
+        ]
+
+    def _release(self) -> None:
+        if self._saved:
+            self._saved = None
+
+
+_node_classes: dict[str, type[OpNode]] = {}
+
+
+def node_class(name: str) -> type[OpNode]:
+    """The OpNode subclass called `name` (one class per name, as PyTorch has)."""
+    cls = _node_classes.get(name)
+    if cls is None:
+        cls = type(name, (OpNode,), {"__slots__": (), "__module__": "chainrule.autograd.graph"})
+        _node_classes[name] = cls
+    return cls
+
+
+class Primitive:
+    """A differentiable op: `forward(*arrays, **params) -> array` and one rule per input.
+
+    `inputs` names the tensor arguments (PyTorch's names); what each rule reads
+    from the node (`node.self`, `node.result`, ...) is what the node saves, so
+    a graph keeps exactly what its backward needs. `view=True` marks ops whose
+    result shares memory with their first input.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        forward: Callable[..., Any],
+        grads: Sequence[Rule | None],
+        inputs: Sequence[str] = ("self",),
+        view: bool = False,
+    ) -> None:
+        if len(grads) != len(inputs):
+            raise ValueError(f"{name}: {len(inputs)} inputs but {len(grads)} rules")
+        self.name = name
+        self.forward = forward
+        self.grads = tuple(grads)
+        self.inputs = tuple(inputs)
+        self.view = view
+        self.node_cls = node_class(name)
+        self.saveable = frozenset((*self.inputs, "result"))
+        # What each rule reads from its node, found from the names it uses.
+        self._reads = tuple(
+            frozenset(rule.__code__.co_names) & self.saveable if rule is not None else frozenset()
+            for rule in self.grads
+        )
+
+    def saves_for(self, inputs: Sequence[Tensor]) -> frozenset[str]:
+        """The saved values the rules of the inputs that require grad will read."""
+        needed: frozenset[str] = frozenset()
+        for t, reads in zip(inputs, self._reads, strict=False):
+            if t._requires_grad:
+                needed |= reads
+        return needed
+
+    def __call__(self, *inputs: Tensor, **params: Any) -> Tensor:
+        data = self.forward(*[t._data for t in inputs], **params)
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        result = Tensor._make(data)
+        if grad_mode._state.grad_enabled and any(t._requires_grad for t in inputs):
+            result._requires_grad = True
+            result._grad_fn = self.node_cls(self, inputs, params, result)
+        if self.view and np.may_share_memory(data, inputs[0]._data):
+            _track_view(result, inputs[0], self, params)
+        return result
+
+
+def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str, Any]) -> None:
+    """Record that `view` aliases `source`, and how to redo the view from the base."""
+    view._version = source._version
+    view._base = source._base if source._base is not None else source
+    parent = source._view_fn
+
+    def view_fn(base: Tensor) -> Tensor:
+        return prim(parent(base) if parent is not None else base, **params)
+
+    view._view_fn = view_fn
+
+
+def scalar_tensor(value: Any, dtype: _dtype.dtype) -> Tensor:
+    """A Python number as a 0-d tensor of `dtype` (it never requires grad)."""
+    return Tensor._make(np.asarray(value, dtype=dtype.np))
+
+
+def as_operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
+    """Tensors and Python numbers as tensors of one promoted dtype, and that dtype.
+
+    Python numbers become 0-d tensors of the result dtype; tensors keep their
+    own dtype (the op casts its arrays, so the graph shows no conversion node).
+    """
+    dt = _dtype.result_type(*values)
+    tensors = []
+    for v in values:
+        if isinstance(v, Tensor):
+            tensors.append(v)
+        elif isinstance(v, bool | int | float | np.number | np.bool_):
+            tensors.append(scalar_tensor(v, dt))
+        else:
+            raise TypeError(f"expected Tensor or Number as argument, but got {type(v).__name__}")
+    return dt, tensors
+
+
+def tensor_method(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Also expose a function as a Tensor method of the same name (`x.exp()`)."""
+    setattr(Tensor, fn.__name__, fn)
+    return fn

@@ -1,0 +1,546 @@
+"""Tensor: a NumPy array plus autograd state (requires_grad, grad, grad_fn, version).
+
+Ops are not defined here: the modules in `chainrule._ops` attach them as
+methods, so this file holds only the state and the rules about that state.
+"""
+
+from __future__ import annotations
+
+import builtins
+import warnings
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import _dtype
+from ._dtype import dtype as DType
+from ._printing import format_tensor
+from ._size import Size
+from .autograd import grad_mode
+from .autograd.graph import AccumulateGrad, HookDict, Node, RemovableHandle, add_hook
+
+__all__ = ["Tensor", "as_grad", "device", "legacy_type_name"]
+
+_NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+_LEGACY_NAMES = {
+    "float16": "HalfTensor",
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "int8": "CharTensor",
+    "int16": "ShortTensor",
+    "int32": "IntTensor",
+    "int64": "LongTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
+
+
+def legacy_type_name(data: np.ndarray) -> str:
+    """`chainrule.FloatTensor` and friends, as `Tensor.type()` and error messages name them."""
+    return "chainrule." + _LEGACY_NAMES[_dtype.from_numpy_dtype(data.dtype).name]
+
+
+class device:
+    """Where a tensor lives. chainrule computes on the CPU only."""
+
+    __slots__ = ("index", "type")
+
+    def __init__(self, type: str = "cpu", index: int | None = None) -> None:
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        kind, _, idx = str(type).partition(":")
+        if kind != "cpu":
+            raise RuntimeError(f"chainrule runs on the CPU only; device '{type}' is not available")
+        self.type = kind
+        self.index = int(idx) if idx else index
+
+    def __repr__(self) -> str:
+        return "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return "cpu"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and other.type == self.type
+
+    def __hash__(self) -> int:
+        return hash(self.type)
+
+
+CPU = device("cpu")
+
+
+class VersionCounter:
+    """Counts in-place writes; shared by a tensor and its views."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it."""
+
+    __slots__ = (
+        "__dict__",
+        "__weakref__",
+        "_accumulator",
+        "_base",
+        "_data",
+        "_grad",
+        "_grad_fn",
+        "_hooks",
+        "_output_nr",
+        "_requires_grad",
+        "_retains_grad",
+        "_version",
+        "_view_fn",
+    )
+
+    _data: np.ndarray
+    _requires_grad: bool
+    _grad: Tensor | None
+    _grad_fn: Node | None
+    _output_nr: int
+    _version: VersionCounter
+    _base: Tensor | None
+    _view_fn: Callable[[Tensor], Tensor] | None
+    _retains_grad: bool
+    _accumulator: weakref.ref[AccumulateGrad] | None
+    _hooks: HookDict | None
+
+    # NumPy defers to our reflected operators (ndarray + Tensor -> Tensor).
+    __array_ufunc__ = None
+
+    if TYPE_CHECKING:
+        # The ops modules attach the ops as methods; these lines tell type checkers.
+        def __getattr__(self, name: str) -> Any: ...
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+        def __pow__(self, other: Any) -> Tensor: ...
+        def __rpow__(self, other: Any) -> Tensor: ...
+        def __matmul__(self, other: Any) -> Tensor: ...
+        def __neg__(self) -> Tensor: ...
+        def __abs__(self) -> Tensor: ...
+        def __invert__(self) -> Tensor: ...
+        def __and__(self, other: Any) -> Tensor: ...
+        def __or__(self, other: Any) -> Tensor: ...
+        def __xor__(self, other: Any) -> Tensor: ...
+        def __lt__(self, other: Any) -> Tensor: ...
+        def __le__(self, other: Any) -> Tensor: ...
+        def __gt__(self, other: Any) -> Tensor: ...
+        def __ge__(self, other: Any) -> Tensor: ...
+        def __eq__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+        def __ne__(self, other: Any) -> Tensor: ...  # type: ignore[override]
+        def __getitem__(self, index: Any) -> Tensor: ...
+        def __setitem__(self, index: Any, value: Any) -> None: ...
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """The legacy constructor: `Tensor([1, 2])` (float data) or `Tensor(2, 3)` (a shape)."""
+        from ._creation import legacy_new
+
+        return legacy_new(cls, _dtype.get_default_dtype(), args, kwargs)
+
+    @classmethod
+    def _make(
+        cls,
+        data: np.ndarray,
+        requires_grad: bool = False,
+        grad_fn: Node | None = None,
+        output_nr: int = 0,
+    ) -> Tensor:
+        """Wrap an array without copying (the fast path every op uses)."""
+        t = object.__new__(cls)
+        t._data = data
+        t._requires_grad = requires_grad
+        t._grad = None
+        t._grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._version = VersionCounter()
+        t._base = None
+        t._view_fn = None
+        t._retains_grad = False
+        t._accumulator = None
+        t._hooks = None
+        return t
+
+    # --- metadata ---------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> DType:
+        return _dtype.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self) -> device:
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return False
+
+    def element_size(self) -> int:
+        return int(self._data.itemsize)
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def stride(self, dim: int | None = None) -> Any:
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[self._wrap_dim(dim)]
+
+    def data_ptr(self) -> int:
+        return int(self._data.__array_interface__["data"][0])
+
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            return legacy_type_name(self._data)
+        return self.to(dtype)
+
+    def _wrap_dim(self, dim: int) -> int:
+        from ._ops.primitive import wrap_dim
+
+        return wrap_dim(dim, self._data.ndim)
+
+    # --- autograd state ---------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        value = bool(value)
+        if self._grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self) -> Node | None:
+        return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version_value(self) -> int:
+        return self._version.value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{builtins.type(value).__name__}"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    "attempting to assign a gradient with dtype "
+                    f"'{value.dtype}' to a tensor with dtype '{self.dtype}'. Please ensure "
+                    "that the gradient and the tensor have the same dtype"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a "
+                    f"tensor of size '{list(self.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size"
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf tensor's gradient in `.grad` during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        self._grad_fn._retain_grad(self._output_nr, self)
+        self._retains_grad = True
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """`hook(grad)` runs when this tensor's gradient is computed; it may return a new one."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._add_tensor_pre_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = HookDict()
+        return add_hook(self._hooks, hook)
+
+    def _gradient_edge(self) -> tuple[Node, int]:
+        """Where a gradient for this tensor enters the graph."""
+        if self._grad_fn is not None:
+            return self._grad_fn, self._output_nr
+        acc = self._accumulator() if self._accumulator is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._accumulator = weakref.ref(acc)
+        return acc, 0
+
+    def _accumulate_grad(self, grad: Tensor) -> None:
+        """Add `grad` into `.grad`: a fresh tensor the first time, in place after (as PyTorch)."""
+        if self._grad is None:
+            if grad_mode.is_grad_enabled():
+                self._grad = grad  # create_graph: .grad keeps its graph
+            else:
+                data = np.array(grad._data, dtype=self._data.dtype, copy=True)
+                self._grad = Tensor._make(data)
+        elif grad_mode.is_grad_enabled():
+            self._grad = self._grad + grad
+        else:
+            old = self._grad
+            if old._requires_grad:
+                self._grad = Tensor._make(old._data + grad._data)
+            else:
+                np.add(old._data, grad._data, out=old._data, casting="unsafe")
+                old._version.value += 1
+
+    # --- detaching and data -----------------------------------------------------
+
+    def detach(self) -> Tensor:
+        """A tensor sharing this one's data and version counter, outside any graph."""
+        t = Tensor._make(self._data)
+        t._version = self._version
+        return t
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._grad_fn is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
+                "is set as True, gradients are views of DDP buckets, and hence detach_() "
+                "cannot be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """The same data outside autograd: writes through it are invisible to the graph."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"Variable data has to be a tensor, but got {builtins.type(value).__name__}"
+            )
+        self._data = value._data
+
+    # --- conversion -------------------------------------------------------------
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def _scalar_value(self, kind: str) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                "Boolean value of Tensor with more than one value is ambiguous"
+                if self._data.size > 1
+                else "Boolean value of Tensor with no values is ambiguous"
+            )
+        return bool(self._data.reshape(()).item())
+
+    def __float__(self) -> float:
+        return float(self._scalar_value("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar_value("int"))
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()).item())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar_value("complex"))
+
+    __hash__ = object.__hash__
+
+    # --- printing ---------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        d = self.dtype
+        show = d not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool_)
+        suffixes = []
+        if self._grad_fn is not None:
+            suffixes.append(f"grad_fn=<{builtins.type(self._grad_fn).__name__}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        return format_tensor(self._data, suffixes, show_dtype=repr(d) if show else None)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self._data.item(), spec)
+        return format(str(self), spec)
+
+    # --- backward ---------------------------------------------------------------
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Tensor | Sequence[Tensor] | None = None,
+    ) -> None:
+        """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's `.grad`."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild, (self._data.copy(), self._requires_grad))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        new = Tensor._make(self._data.copy(), self._requires_grad)
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+
+def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
+    return Tensor._make(data, requires_grad)
+
+
+def as_grad(value: Any) -> Any:
+    """A user-given gradient as a Tensor (numbers and lists are accepted, as in PyTorch)."""
+    if value is None or isinstance(value, Tensor):
+        return value
+    from ._creation import tensor
+
+    return tensor(value)

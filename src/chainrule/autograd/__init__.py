@@ -1,0 +1,198 @@
+"""Reverse-mode automatic differentiation: `backward`, `grad`, custom `Function`s, grad modes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import graph
+from .engine import run_backward
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .variable import Variable
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "Variable",
+    "backward",
+    "enable_grad",
+    "grad",
+    "graph",
+    "is_grad_enabled",
+    "no_grad",
+    "once_differentiable",
+    "set_grad_enabled",
+]
+
+
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    if x is None:
+        return ()
+    from .._tensor import Tensor
+
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(
+    outputs: Sequence[Tensor], grads: Sequence[Any], is_grads_batched: bool = False
+) -> list[Tensor]:
+    """Check the gradients given for `outputs`; an omitted one is 1 for a scalar output."""
+    from .._creation import ones_like
+    from .._tensor import Tensor, as_grad
+
+    out_grads = []
+    for i, (out, g) in enumerate(zip(outputs, grads, strict=True)):
+        g = as_grad(g)
+        if isinstance(g, Tensor):
+            if g.shape != out.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
+                    f"output[{i}] has a shape of {out.shape!r}."
+                )
+            if g._data.dtype != out._data.dtype:
+                g = g.to(out.dtype)
+        elif out._requires_grad:
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.is_floating_point():
+                raise RuntimeError(
+                    "grad can be implicitly created only for real scalar outputs but got "
+                    f"{out.dtype!r}"
+                )
+            g = ones_like(out)
+        out_grads.append(g)
+    return out_grads
+
+
+def _root_edges(outputs: Sequence[Tensor]) -> list[tuple[Any, int]]:
+    edges = []
+    for i, out in enumerate(outputs):
+        if not out._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        edges.append(out._gradient_edge())
+    return edges
+
+
+def _check_lengths(outputs: Sequence[Any], grads: Sequence[Any]) -> None:
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Tensor | Sequence[Tensor] | None = None,
+) -> None:
+    """Accumulate into leaves' `.grad` the vector-Jacobian products of `tensors`.
+
+    `grad_tensors` are the vectors (one per tensor; omitted ones default to 1 for
+    scalar outputs). With `inputs`, only those tensors accumulate a gradient.
+    """
+    from .._tensor import Tensor
+
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    outputs = _as_tuple(tensors)
+    if inputs is not None:
+        inputs_t = _as_tuple(inputs)
+        if len(inputs_t) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    else:
+        inputs_t = ()
+    if grad_tensors is None:
+        grads: tuple[Any, ...] = (None,) * len(outputs)
+    elif isinstance(grad_tensors, Tensor) or not isinstance(grad_tensors, Sequence):
+        grads = (grad_tensors,)
+    else:
+        grads = tuple(grad_tensors)
+    _check_lengths(outputs, grads)
+    root_grads = _make_grads(outputs, grads)
+    roots = _root_edges(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    captures = None
+    nonleaf: list[tuple[int, Tensor]] = []
+    if inputs_t:
+        for k, t in enumerate(inputs_t):
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            if t._grad_fn is not None:
+                nonleaf.append((k, t))
+        captures = [t._gradient_edge() for t in inputs_t]
+    captured = run_backward(roots, root_grads, retain_graph, create_graph, captures)
+    if nonleaf:
+        with set_grad_enabled(create_graph):
+            for k, t in nonleaf:
+                g = captured[k]
+                if g is not None:
+                    t._accumulate_grad(g)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The vector-Jacobian products of `outputs` with respect to `inputs`, as a tuple.
+
+    Unlike `backward`, nothing is accumulated into `.grad`.
+    """
+    from .._creation import zeros_like
+    from .._tensor import Tensor
+
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outs = _as_tuple(outputs)
+    ins = _as_tuple(inputs)
+    if grad_outputs is None:
+        gouts: tuple[Any, ...] = (None,) * len(outs)
+    elif isinstance(grad_outputs, Tensor) or not isinstance(grad_outputs, Sequence):
+        gouts = (grad_outputs,)
+    else:
+        gouts = tuple(grad_outputs)
+    _check_lengths(outs, gouts)
+    for t in ins:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    root_grads = _make_grads(outs, gouts)
+    roots = _root_edges(outs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    captures = [t._gradient_edge() for t in ins]
+    result = run_backward(roots, root_grads, retain_graph, create_graph, captures, accumulate=False)
+    out: list[Tensor | None] = []
+    for i, (t, g) in enumerate(zip(ins, result, strict=True)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                g = zeros_like(t)
+        out.append(g)
+    return tuple(out)

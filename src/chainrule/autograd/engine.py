@@ -1,0 +1,242 @@
+"""The backward pass: walk the graph from the roots, run each node once, route gradients.
+
+Iterative throughout (graphs of millions of nodes work): one walk counts each
+node's consumers, a second runs nodes when every consumer has sent its
+gradient, later-created nodes first (as PyTorch orders them).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from . import grad_mode
+from .graph import AccumulateGrad, Node
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+__all__ = ["run_backward", "validate_grads"]
+
+Edge = tuple[Node, int]
+
+
+def _collect(roots: Sequence[Node], targets: set[Node] | None) -> tuple[dict[Node, int], set[Node]]:
+    """Consumer counts for every node reachable from `roots`, and the nodes that must run.
+
+    With `targets` (the nodes of requested inputs), a node runs only when one of
+    its next functions leads to a target; otherwise every reachable node runs.
+    """
+    deps: dict[Node, int] = {}
+    order: list[Node] = []  # nodes in discovery order; parents before children
+    stack = [n for n in roots]
+    seen: set[Node] = set(stack)
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for child, _ in node._next:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    if targets is None:
+        return deps, seen
+    # A node leads to a target when it is one or any child leads to one. Sweep
+    # children-first: reverse topological order from an explicit post-order walk.
+    leads: set[Node] = set()
+    for node in _post_order(roots):
+        if node in targets or any(c in leads for c, _ in node._next if c is not None):
+            leads.add(node)
+    runs = {n for n in seen if any(c in leads for c, _ in n._next if c is not None)}
+    return deps, runs
+
+
+def _post_order(roots: Sequence[Node]) -> list[Node]:
+    """Every reachable node after all of its children, without recursion."""
+    out: list[Node] = []
+    done: set[Node] = set()
+    for root in roots:
+        if root in done:
+            continue
+        stack: list[tuple[Node, int]] = [(root, 0)]
+        done.add(root)
+        while stack:
+            node, i = stack[-1]
+            nxt = node._next
+            while i < len(nxt) and (nxt[i][0] is None or nxt[i][0] in done):
+                i += 1
+            if i < len(nxt):
+                stack[-1] = (node, i + 1)
+                child = nxt[i][0]
+                assert child is not None
+                done.add(child)
+                stack.append((child, 0))
+            else:
+                stack.pop()
+                out.append(node)
+    return out
+
+
+def validate_grads(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | None]:
+    """Check what a node returned and undo broadcasting and dtype changes (the one place)."""
+    from .._tensor import Tensor
+
+    edges = node._next
+    if len(grads) != len(edges):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients "
+            f"(expected {len(edges)}, got {len(grads)})"
+        )
+    meta = getattr(node, "_input_meta", None)
+    out: list[Tensor | None] = []
+    for i, (g, (child, _)) in enumerate(zip(grads, edges, strict=True)):
+        if g is None or child is None:
+            out.append(None)
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(
+                f"function {node.name()} returned a gradient of type {type(g).__name__} at "
+                f"index {i}; expected a Tensor or None"
+            )
+        if meta is not None and meta[i] is not None:
+            shape, dtype = meta[i]
+            if g._data.shape != shape:
+                g = _sum_to(g, shape, node, i)
+            if g._data.dtype != dtype:
+                g = g.to(_dtype_of(dtype))
+        out.append(g)
+    return out
+
+
+def _dtype_of(np_dtype: object) -> object:
+    from .._dtype import from_numpy_dtype
+
+    return from_numpy_dtype(np_dtype)
+
+
+def _sum_to(g: Tensor, shape: tuple[int, ...], node: Node, index: int) -> Tensor:
+    """Sum a gradient over the dims that broadcasting added or expanded."""
+    lead = g.ndim - len(shape)
+    tail = g._data.shape[lead:] if lead >= 0 else ()
+    if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, tail, strict=True)):
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {index} - got "
+            f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
+        )
+    return g.sum_to_size(shape)
+
+
+def run_backward(
+    roots: Sequence[Edge],
+    root_grads: Sequence[Tensor],
+    retain_graph: bool,
+    create_graph: bool,
+    captures: Sequence[Edge] | None = None,
+    accumulate: bool = True,
+) -> list[Tensor | None]:
+    """Run the backward pass from `roots`, seeded with `root_grads`.
+
+    `captures` are edges whose total incoming gradient is returned (for
+    `autograd.grad` and `backward(inputs=...)`); with `accumulate=False`, leaves'
+    `.grad` is not touched. Returns the captured gradients, in order.
+    """
+    targets = {n for n, _ in captures} if captures is not None else None
+    root_nodes = list(dict.fromkeys(n for n, _ in roots))
+    deps, runs = _collect(root_nodes, targets)
+    if accumulate and targets:
+        # backward(inputs=...): the requested leaves accumulate too.
+        runs |= {n for n in targets if isinstance(n, AccumulateGrad)}
+    capture_at: dict[Node, list[tuple[int, int]]] = {}
+    for k, (n, nr) in enumerate(captures or ()):
+        capture_at.setdefault(n, []).append((k, nr))
+    captured: list[Tensor | None] = [None] * len(captures or ())
+
+    buffers: dict[Node, list[Tensor | None]] = {}
+    for (node, nr), g in zip(roots, root_grads, strict=True):
+        _add_to_buffer(buffers, node, nr, g)
+    ready = [(-n._seq, id(n), n) for n in root_nodes if deps.get(n, 0) == 0]
+    heapq.heapify(ready)
+
+    prev_mode = grad_mode.is_grad_enabled()
+    grad_mode._set(create_graph)
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = buffers.pop(node, None) or [None]
+            grads = _pre_process(node, grads)
+            for k, nr in capture_at.get(node, ()):
+                captured[k] = grads[nr] if nr < len(grads) else None
+            if node in runs and (accumulate or not isinstance(node, AccumulateGrad)):
+                if any(g is not None for g in grads):
+                    grad_inputs = validate_grads(node, node._apply(grads))
+                    if node._hooks:
+                        grad_inputs = _call_post_hooks(node, grad_inputs, grads)
+                else:
+                    grad_inputs = [None] * len(node._next)
+                if not retain_graph:
+                    node._release()
+            else:
+                grad_inputs = [None] * len(node._next)
+            for (child, nr), gi in zip(node._next, grad_inputs, strict=True):
+                if child is None:
+                    continue
+                if gi is not None:
+                    _add_to_buffer(buffers, child, nr, gi)
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    heapq.heappush(ready, (-child._seq, id(child), child))
+    finally:
+        grad_mode._set(prev_mode)
+    return captured
+
+
+def _add_to_buffer(buffers: dict[Node, list], node: Node, nr: int, g: Tensor) -> None:
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = []
+    if len(buf) <= nr:
+        buf.extend([None] * (nr + 1 - len(buf)))
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def _pre_process(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+    """Tensor hooks, node pre-hooks and retain_grad, in PyTorch's order."""
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            if nr < len(grads) and grads[nr] is not None:
+                for hook in list(hooks.values()):
+                    new = hook(grads[nr])
+                    if new is not None:
+                        grads[nr] = new
+    if isinstance(node, AccumulateGrad) and node.variable._hooks and grads[0] is not None:
+        for hook in list(node.variable._hooks.values()):
+            new = hook(grads[0])
+            if new is not None:
+                grads[0] = new
+    if node._retained:
+        for nr, ref in node._retained.items():
+            t = ref()
+            if t is not None and nr < len(grads) and grads[nr] is not None:
+                t._accumulate_grad(grads[nr])  # type: ignore[arg-type]
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = list(new)
+    return grads
+
+
+def _call_post_hooks(
+    node: Node, grad_inputs: list[Tensor | None], grad_outputs: list[Tensor | None]
+) -> list[Tensor | None]:
+    assert node._hooks is not None
+    for hook in list(node._hooks.values()):
+        new = hook(tuple(grad_inputs), tuple(grad_outputs))
+        if new is not None:
+            grad_inputs = list(new)
+    return grad_inputs

@@ -1,0 +1,237 @@
+"""Custom differentiable functions: subclass `Function`, write `forward` and `backward`.
+
+As in PyTorch, the `ctx` a Function's forward receives *is* its backward node
+(`<Name>Backward`, in this module), so `y.grad_fn.saved_tensors` and
+`y.grad_fn.apply(g)` work on the output's `grad_fn`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import grad_mode
+from .graph import SECOND_BACKWARD_MESSAGE, Node, SavedTensor
+
+__all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
+
+
+class FunctionCtx:
+    """What `forward` can record for `backward`: saved tensors and flags."""
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        from .._tensor import Tensor
+
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    "save_for_backward can only save variables, but argument "
+                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                )
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        self._saved_for_forward = tensors
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = value
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node (and ctx) of one call of a custom Function."""
+
+    _forward_cls: type[Function]
+
+    def __init__(self) -> None:
+        super().__init__(())
+        self._to_save: tuple[Any, ...] = ()
+        self._saved: list[SavedTensor | None] | None = []
+        self._dirty: tuple[Any, ...] = ()
+        self._non_differentiable: tuple[Any, ...] = ()
+        self.materialize_grads = True
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self._input_meta: tuple[Any, ...] = ()
+        self._output_meta: tuple[Any, ...] = ()
+        self._tensor_positions: list[int] = []
+
+    def __repr__(self) -> str:
+        cls = type(self)
+        return f"<{cls.__module__}.{cls.__qualname__} object at {id(self):#x}>"
+
+    @property
+    def saved_tensors(self) -> tuple[Any, ...]:
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        return tuple(s.unpack(self) if s is not None else None for s in self._saved)
+
+    saved_variables = saved_tensors
+
+    def apply(self, *grad_outputs: Any) -> Any:
+        """Call the user's backward directly (grad mode as it is now)."""
+        return self._forward_cls.backward(self, *grad_outputs)
+
+    def _apply(self, grad_outputs: list[Any]) -> Sequence[Any]:
+        from .._creation import zeros
+
+        grads = list(grad_outputs) + [None] * (len(self._output_meta) - len(grad_outputs))
+        if self.materialize_grads:
+            grads = [
+                zeros(shape, dtype=dtype) if g is None else g
+                for g, (shape, dtype) in zip(grads, self._output_meta, strict=True)
+            ]
+        result = self._forward_cls.backward(self, *grads)
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_inputs = len(self._tensor_positions)
+        if len(result) < len(self.needs_input_grad) or (
+            len(result) > len(self.needs_input_grad)
+            and any(r is not None for r in result[len(self.needs_input_grad) :])
+        ):
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients (expected "
+                f"{len(self.needs_input_grad)}, got {len(result)})"
+            )
+        picked = [result[i] for i in self._tensor_positions]
+        assert len(picked) == n_inputs
+        return picked
+
+    def _release(self) -> None:
+        self._saved = None
+
+
+class FunctionMeta(type):
+    """Gives each Function subclass its own node class, `<Name>Backward`."""
+
+    def __init__(cls, name: str, bases: tuple[type, ...], attrs: dict[str, Any]) -> None:
+        backward_cls = type(
+            name + "Backward",
+            (BackwardCFunction,),
+            {"_forward_cls": cls, "__module__": __name__, "__qualname__": name + "Backward"},
+        )
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class of custom differentiable functions; call them with `MyFn.apply(...)`."""
+
+    _backward_cls: type[BackwardCFunction]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        from .._tensor import Tensor
+
+        ctx = cls._backward_cls()
+        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx._tensor_positions = positions
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        recording = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        uses_setup = cls.setup_context is not Function.setup_context
+        with grad_mode.no_grad():
+            if uses_setup:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        single = not isinstance(output, tuple)
+        outputs = (output,) if single else output
+        outputs = tuple(_own_output(o, args, ctx) for o in outputs)
+        if recording:
+            _connect(ctx, [args[i] for i in positions], outputs)
+        else:
+            ctx._saved = [_save(t, ()) for t in ctx._to_save]
+        ctx._to_save = ()
+        return outputs[0] if single else outputs
+
+
+def _own_output(out: Any, args: tuple[Any, ...], ctx: BackwardCFunction) -> Any:
+    """An input returned unchanged (and not marked dirty) comes back as a new alias."""
+    from .._tensor import Tensor
+
+    if isinstance(out, Tensor) and _among(out, args) and not _among(out, ctx._dirty):
+        alias = Tensor._make(out._data)
+        alias._version = out._version
+        return alias
+    return out
+
+
+def _connect(ctx: BackwardCFunction, inputs: list[Any], outputs: tuple[Any, ...]) -> None:
+    from .._tensor import Tensor
+
+    ctx._next = tuple(t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs)
+    ctx._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
+    meta: list[tuple[Any, Any]] = []
+    for nr, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            meta.append(((), None))
+            continue
+        meta.append((out._data.shape, out.dtype))
+        if _among(out, ctx._non_differentiable):
+            continue
+        if not out.is_floating_point():
+            continue
+        dirty = _among(out, ctx._dirty)
+        if dirty and out._grad_fn is None and out._requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad has been used in an in-place operation."
+            )
+        out._grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
+        if dirty:
+            out._version.value += 1
+    ctx._output_meta = tuple(meta)
+    ctx._saved = [_save(t, outputs) for t in ctx._to_save]
+
+
+def _among(t: Any, items: Sequence[Any]) -> bool:
+    """Membership by identity (`in` would compare tensors elementwise)."""
+    return any(t is item for item in items)
+
+
+def _save(t: Any, outputs: tuple[Any, ...]) -> SavedTensor | None:
+    if t is None:
+        return None
+    return SavedTensor(t, is_output=_among(t, outputs))
+
+
+def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a backward with grad mode off: its results cannot be differentiated again."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with grad_mode.no_grad():
+            return fn(ctx, *args)
+
+    return wrapper

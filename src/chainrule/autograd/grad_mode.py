@@ -1,0 +1,131 @@
+"""Grad modes: whether ops record the graph.
+
+Thread-local; each is both a context manager and a decorator.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _State(threading.local):
+    grad_enabled: bool = True
+
+
+_state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True when ops on tensors that require grad record the graph."""
+    return _state.grad_enabled
+
+
+def _set(enabled: bool) -> None:
+    _state.grad_enabled = enabled
+
+
+class _GradModeContext:
+    """Base for grad-mode switches: `with mode():` and `@mode()` (or `@mode`)."""
+
+    _enabled: bool
+
+    def __init__(self) -> None:
+        self._prev: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._prev.append(is_grad_enabled())
+        _set(self._enabled)
+
+    def __exit__(self, *exc: object) -> None:
+        _set(self._prev.pop())
+
+    def clone(self) -> _GradModeContext:
+        return type(self)()
+
+    def __call__(self, fn: F) -> F:
+        if inspect.isclass(fn):
+            raise TypeError(f"{type(self).__name__} cannot decorate a class")
+        if inspect.isgeneratorfunction(fn):
+            return self._wrap_generator(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    def _wrap_generator(self, fn: F) -> F:
+        # The mode must hold while the generator runs, not while it is created,
+        # and must not leak to the caller between steps.
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            gen = fn(*args, **kwargs)
+            try:
+                with self.clone():
+                    item = next(gen)
+                while True:
+                    try:
+                        sent = yield item
+                    except GeneratorExit:
+                        gen.close()
+                        raise
+                    with self.clone():
+                        item = gen.send(sent)
+            except StopIteration as stop:
+                return stop.value
+
+        return wrapper  # type: ignore[return-value]
+
+
+class _NoArgDecorator(type):
+    """Lets `@no_grad` be used without parentheses, as PyTorch allows."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs and callable(args[0]) and cls is not set_grad_enabled:
+            return super().__call__()(args[0])
+        return super().__call__(*args, **kwargs)
+
+
+class no_grad(_GradModeContext, metaclass=_NoArgDecorator):
+    """Ops run inside `no_grad` record no graph; their results do not require grad."""
+
+    _enabled = False
+
+
+class enable_grad(_GradModeContext, metaclass=_NoArgDecorator):
+    """Turns recording back on inside a `no_grad` block."""
+
+    _enabled = True
+
+
+class set_grad_enabled(_GradModeContext, metaclass=_NoArgDecorator):
+    """Sets grad mode at once (like a function call) and restores it on leaving a `with` block."""
+
+    def __init__(self, mode: bool) -> None:
+        super().__init__()
+        self._enabled = bool(mode)
+        self._prev.append(is_grad_enabled())
+        _set(self._enabled)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _set(self._prev.pop())
+
+    def __call__(self, fn: F) -> F:
+        # Used as a decorator: undo the switch the constructor made.
+        _set(self._prev.pop())
+        return super().__call__(fn)
+
+    def clone(self) -> set_grad_enabled:
+        return set_grad_enabled(self._enabled)

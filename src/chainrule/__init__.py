@@ -114,6 +114,11 @@ from ._ops.linalg import bmm, dot, ger, inner, matmul, mm, mv, outer
 from ._ops.reduce import mean, sum
 from ._ops.shape import (
     broadcast_to,
+    cat,
+    concat,
+    concatenate,
+    narrow,
+    stack,
     clone,
     flatten,
     permute,

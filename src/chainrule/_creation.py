@@ -43,10 +43,9 @@ __all__ = [
 def _finish(data: np.ndarray, requires_grad: bool, dev: Any = None) -> Tensor:
     if dev is not None:
         device(dev)
-    t = Tensor._make(data)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    if requires_grad and data.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return Tensor._make(data, requires_grad=bool(requires_grad))
 
 
 def _unwrap(obj: Any) -> Any:
@@ -67,28 +66,84 @@ def _infer_array(data: Any) -> np.ndarray:
         return np.asarray(data)
     try:
         arr = np.array(_unwrap(data))
-    except ValueError as e:
-        raise ValueError(f"expected sequence of equal length at every dim ({e})") from None
+    except ValueError:
+        _check_ragged(data)
+        raise
     if arr.dtype == object or arr.dtype.kind in "USc":
         raise TypeError(
-            f"new(): invalid data type '{type(data).__name__}'"
+            f"new(): invalid data type '{type(_first_leaf(data)).__name__}'"
             if arr.dtype.kind != "c"
             else "complex tensors are not supported"
         )
-    if arr.dtype.kind == "f" and not _has_typed_floats(data):
+    inferred = _infer_dtype(data)
+    if inferred is not None:
+        arr = arr.astype(inferred.np, copy=False)
+    elif arr.dtype.kind == "f":
         arr = arr.astype(_dtype.get_default_dtype().np)
-    elif arr.dtype.kind in "iu" and not _has_typed_floats(data):
-        arr = arr.astype(np.int64)
     return arr
 
 
-def _has_typed_floats(data: Any) -> bool:
-    """Whether the data's element types come from tensors or arrays (then they are kept)."""
-    if isinstance(data, Tensor | np.ndarray | np.generic):
-        return True
-    if isinstance(data, list | tuple) and data:
-        return _has_typed_floats(data[0])
-    return False
+def _first_leaf(data: Any) -> Any:
+    """The first element of nested lists that is not a number (what PyTorch's error names)."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+        elif not isinstance(item, bool | int | float | Tensor | np.ndarray | np.generic):
+            return item
+    return data
+
+
+def _check_ragged(data: Any) -> None:
+    """PyTorch's error for nested sequences whose lengths disagree with the first ones."""
+    sizes = []
+    item = data
+    while isinstance(item, list | tuple):
+        sizes.append(len(item))
+        if not item:
+            break
+        item = item[0]
+    stack = [(data, 0)]
+    while stack:
+        seq, dim = stack.pop()
+        if dim == len(sizes):
+            if isinstance(seq, list | tuple):
+                raise TypeError("'list' object cannot be interpreted as an integer")
+            continue
+        if not isinstance(seq, list | tuple):
+            raise TypeError("not a sequence")
+        if len(seq) != sizes[dim]:
+            raise ValueError(
+                f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})"
+            )
+        stack.extend((s, dim + 1) for s in reversed(seq))
+
+
+def _infer_dtype(data: Any) -> _dtype.dtype | None:
+    """PyTorch's dtype for nested data: its elements' dtypes promoted together.
+
+    A Python bool/int/float counts as bool/int64/the default float; a tensor or
+    array element as its own dtype.
+    """
+    if isinstance(data, Tensor):
+        return _dtype.from_numpy_dtype(data._data.dtype)
+    if isinstance(data, np.ndarray | np.generic):
+        return _dtype.from_numpy_dtype(data.dtype)
+    if isinstance(data, list | tuple):
+        out = None
+        for item in data:
+            d = _infer_dtype(item)
+            if d is not None:
+                out = d if out is None else _dtype.promote_types(out, d)
+        return out
+    if isinstance(data, bool):
+        return _dtype.bool_
+    if isinstance(data, int):
+        return _dtype.int64
+    if isinstance(data, float):
+        return _dtype.get_default_dtype()
+    return None
 
 
 def tensor(
@@ -151,6 +206,9 @@ def _float_dtype(dtype: Any) -> np.dtype:
 def zeros(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None
 ) -> Tensor:
+    dims = size[0] if len(size) == 1 and isinstance(size[0], Sequence) else size
+    if any(isinstance(d, int) and d < 0 for d in dims):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")  # as PyTorch words it
     return _finish(np.zeros(_size_args(size), _float_dtype(dtype)), requires_grad, device)
 
 
@@ -164,7 +222,7 @@ def empty(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
     # Uninitialised in PyTorch; zeros here, so results never depend on stale memory.
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _finish(np.zeros(_size_args(size), _float_dtype(dtype)), requires_grad, device)
 
 
 def full(
@@ -227,7 +285,7 @@ def arange(
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is not None:
         dt = _dtype.to_dtype(dtype)
     elif all(isinstance(v, int) for v in values):
@@ -369,6 +427,8 @@ def legacy_new(
         len(args) == 1 and type(args[0]).__name__ == "Size"
     ):
         data = np.zeros(_size_args(args), dt.np)
+    elif len(args) == 1 and isinstance(args[0], float):
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     elif len(args) == 1:
         data = np.array(_infer_array(args[0]), dtype=dt.np, copy=True)
     else:

@@ -160,12 +160,14 @@ def _attach_suffixes(text: str, suffixes: Sequence[str], indent: int) -> str:
     used = len(text) - text.rfind("\n") + 1
     pieces = [text]
     for suffix in suffixes:
-        if used + len(suffix) + 2 > _options.linewidth:
+        # Widths as torch's text (`torch.float64`), so the lines break where torch breaks them.
+        width = len(suffix.replace("chainrule.", "torch."))
+        if used + width + 2 > _options.linewidth:
             pieces.append(",\n" + " " * indent + suffix)
-            used = indent + len(suffix)
+            used = indent + width
         else:
             pieces.append(", " + suffix)
-            used += len(suffix) + 2
+            used += width + 2
     return "".join(pieces) + ")"
 
 

@@ -31,6 +31,11 @@ _NONLEAF_GRAD_WARNING = (
     "instead. See github.com/pytorch/pytorch/pull/30531 for more information."
 )
 
+_NONLEAF_REQUIRES_GRAD = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+)
+
 _LEGACY_NAMES = {
     "float16": "HalfTensor",
     "float32": "FloatTensor",
@@ -42,6 +47,39 @@ _LEGACY_NAMES = {
     "uint8": "ByteTensor",
     "bool": "BoolTensor",
 }
+
+
+# How PyTorch's messages name dtypes: ScalarType names, and the C++ types behind them.
+_SCALAR_NAMES = {
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+_C_NAMES = {
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+
+
+def _type_name(obj: object) -> str:
+    """A type's name as CPython's tp_name gives it (extension types with their module)."""
+    cls = builtins.type(obj)
+    if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
 
 
 def legacy_type_name(data: np.ndarray) -> str:
@@ -105,7 +143,7 @@ class Tensor:
         "_output_nr",
         "_requires_grad",
         "_retains_grad",
-        "_version",
+        "_version_counter",
         "_view_fn",
     )
 
@@ -114,7 +152,7 @@ class Tensor:
     _grad: Tensor | None
     _grad_fn: Node | None
     _output_nr: int
-    _version: VersionCounter
+    _version_counter: VersionCounter
     _base: Tensor | None
     _view_fn: Callable[[Tensor], Tensor] | None
     _retains_grad: bool
@@ -174,7 +212,7 @@ class Tensor:
         t._grad = None
         t._grad_fn = grad_fn
         t._output_nr = output_nr
-        t._version = VersionCounter()
+        t._version_counter = VersionCounter()
         t._base = None
         t._view_fn = None
         t._retains_grad = False
@@ -254,17 +292,17 @@ class Tensor:
     def requires_grad(self) -> bool:
         return self._requires_grad
 
+    # The attribute and requires_grad_() differ, as in PyTorch: the attribute can't be set
+    # on a non-leaf even to True, and the two word the dtype error differently.
+
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        value = bool(value)
+        if not isinstance(value, bool):
+            raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn is not None:
             if value:
-                return
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use "
-                "a computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach()."
-            )
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+            raise RuntimeError(_NONLEAF_REQUIRES_GRAD)
         if value and self._data.dtype.kind != "f":
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
@@ -272,7 +310,18 @@ class Tensor:
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        self.requires_grad = requires_grad
+        if not isinstance(requires_grad, bool):
+            raise TypeError(
+                "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                f"{builtins.type(requires_grad).__name__}"
+            )
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(_NONLEAF_REQUIRES_GRAD)
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = requires_grad
         return self
 
     @property
@@ -288,8 +337,9 @@ class Tensor:
         return self._output_nr
 
     @property
-    def _version_value(self) -> int:
-        return self._version.value
+    def _version(self) -> int:
+        """In-place writes so far to this tensor's memory (shared with its views), as PyTorch."""
+        return self._version_counter.value
 
     @property
     def retains_grad(self) -> bool:
@@ -307,13 +357,17 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(
                     f"assigned grad expected to be a Tensor or None but got grad of type "
-                    f"{builtins.type(value).__name__}"
+                    f"{_type_name(value)}"
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     "attempting to assign a gradient with dtype "
-                    f"'{value.dtype}' to a tensor with dtype '{self.dtype}'. Please ensure "
-                    "that the gradient and the tensor have the same dtype"
+                    f"'{_C_NAMES[value._data.dtype.name]}' to a tensor with grad_dtype "
+                    f"'{_SCALAR_NAMES[self._data.dtype.name]}'. The gradient must match the "
+                    "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "
+                    "its gradient may break downstream systems that assume they match."
                 )
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
@@ -360,7 +414,8 @@ class Tensor:
         """Add `grad` into `.grad`: a fresh tensor the first time, in place after (as PyTorch)."""
         if self._grad is None:
             if grad_mode.is_grad_enabled():
-                self._grad = grad  # create_graph: .grad keeps its graph
+                # create_graph: .grad is a copy that keeps the graph (CopyBackwards), as PyTorch.
+                self._grad = Tensor._make(np.empty_like(self._data)).copy_(grad)
             else:
                 data = np.array(grad._data, dtype=self._data.dtype, copy=True)
                 self._grad = Tensor._make(data)
@@ -372,14 +427,14 @@ class Tensor:
                 self._grad = Tensor._make(old._data + grad._data)
             else:
                 np.add(old._data, grad._data, out=old._data, casting="unsafe")
-                old._version.value += 1
+                old._version_counter.value += 1
 
     # --- detaching and data -----------------------------------------------------
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data and version counter, outside any graph."""
         t = Tensor._make(self._data)
-        t._version = self._version
+        t._version_counter = self._version_counter
         return t
 
     def detach_(self) -> Tensor:
@@ -452,9 +507,7 @@ class Tensor:
 
     def _scalar_value(self, kind: str) -> Any:
         if self._data.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
-            )
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return self._data.reshape(()).item()
 
     def __bool__(self) -> bool:
@@ -480,7 +533,8 @@ class Tensor:
     def __complex__(self) -> complex:
         return complex(self._scalar_value("complex"))
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:
+        return id(self)  # by identity, as PyTorch
 
     # --- printing ---------------------------------------------------------------
 
@@ -497,9 +551,12 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # As PyTorch: a 0-d tensor formats as its value; others only with an empty spec.
+        if self._data.ndim == 0:
             return format(self._data.item(), spec)
-        return format(str(self), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
 
     # --- backward ---------------------------------------------------------------
 

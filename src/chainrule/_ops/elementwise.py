@@ -48,9 +48,30 @@ def _binary(np_fn: Any) -> Any:
     """A forward that computes in the promoted dtype `dt` (Note: no cast node in the graph)."""
 
     def forward(a: np.ndarray, b: np.ndarray, dt: np.dtype, **_: Any) -> np.ndarray:
-        return np_fn(a, b, dtype=dt) if a.dtype != dt or b.dtype != dt else np_fn(a, b)
+        try:
+            if a.dtype == dt and b.dtype == dt:
+                return np_fn(a, b)
+            # Unsafe: a 0-d int8 with a uint8 tensor computes in uint8, wrapping, as in PyTorch.
+            return np_fn(a, b, dtype=dt, casting="unsafe")
+        except ValueError:
+            raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
 
     return forward
+
+
+def broadcast_error(a: tuple[int, ...], b: tuple[int, ...]) -> str:
+    """PyTorch's message for shapes that do not broadcast (the last clashing dim is named)."""
+    ndim = max(len(a), len(b))
+    for i in range(ndim - 1, -1, -1):
+        offset = ndim - 1 - i
+        sa = a[len(a) - 1 - offset] if offset < len(a) else 1
+        sb = b[len(b) - 1 - offset] if offset < len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            return (
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                f"non-singleton dimension {i}"
+            )
+    return f"shapes {list(a)} and {list(b)} cannot be broadcast together"
 
 
 def _float_dtype(x: Tensor) -> np.dtype:
@@ -81,11 +102,10 @@ _sub = Primitive(
     inputs=("self", "other"),
     grads=(lambda g, n: g, lambda g, n: -g if n.alpha == 1 else g * -n.alpha),
 )
-_rsub = Primitive(  # other - alpha * self, for `number - tensor`
+_rsub = Primitive(  # other - self, for `number - tensor`: the number is no input (one edge)
     "RsubBackward1",
-    lambda a, b, dt, alpha: np.subtract(b, a, dtype=dt),
-    inputs=("self", "other"),
-    grads=(lambda g, n: -g, None),
+    lambda a, other, dt: np.subtract(other._data, a, dtype=dt),
+    grads=(lambda g, n: -g,),
 )
 _mul = Primitive(
     "MulBackward0",
@@ -131,11 +151,7 @@ def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """input - alpha * other, broadcasting."""
     dt, (a, b) = as_operands(input, other)
-    if dt is _dtype.bool_:
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead."
-        )
+    _check_no_bool(dt, input, other)
     if alpha != 1:
         return _sub(a, b * alpha, dt=dt.np, alpha=1)
     return _sub(a, b, dt=dt.np, alpha=1)
@@ -144,12 +160,32 @@ def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 subtract = sub
 
 
+def _check_no_bool(dt: _dtype.dtype, *values: Any) -> None:
+    """PyTorch refuses to subtract when either side is a bool (tensor or Python bool)."""
+    if dt is _dtype.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if any(
+        isinstance(v, bool | np.bool_) or (isinstance(v, Tensor) and v._data.dtype == np.bool_)
+        for v in values
+    ):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """other - alpha * input."""
+    if isinstance(other, Tensor):
+        return sub(other, input, alpha=alpha)
     dt, (a, b) = as_operands(input, other)
+    _check_no_bool(dt, input, other)
     if alpha != 1:
         a = a * alpha
-    return _rsub(a, b, dt=dt.np, alpha=1)
+    return _rsub(a, other=b, dt=dt.np)
 
 
 @tensor_method
@@ -172,6 +208,8 @@ def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tenso
     dt, (a, b) = as_operands(input, other)
     if dt._category != 2:  # integers and bools divide to the default float
         dt = _dtype.get_default_dtype()
+        # A Python number joins as that float (int8 tensor / 128 divides by 128, not -128).
+        a, b = (v if isinstance(v, Tensor) else scalar_tensor(v, dt) for v in (input, other))
     return _div(a, b, dt=dt.np)
 
 
@@ -309,14 +347,11 @@ _pow_tensor = Primitive(  # tensor ** tensor
         lambda g, n: where((n.self == 0) & (n.exponent >= 0), 0, g * n.result * n.self.log()),
     ),
 )
-_rpow = Primitive(  # number ** tensor
+_rpow = Primitive(  # number ** tensor: the number is no input (one edge), as in PyTorch
     "PowBackward2",
-    lambda base, exponent, dt: np.power(base.astype(dt), exponent.astype(dt)),
-    inputs=("base", "exponent"),
-    grads=(
-        None,
-        lambda g, n: where((n.base == 0) & (n.exponent >= 0), 0, g * n.result * n.base.log()),
-    ),
+    lambda exponent, base, dt: np.power(base._data.astype(dt), exponent.astype(dt)),
+    inputs=("exponent",),
+    grads=(lambda g, n: where((n.base == 0) & (n.exponent >= 0), 0, g * n.result * n.base.log()),),
 )
 
 
@@ -325,7 +360,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
     """input ** exponent, for a tensor and/or number on either side."""
     if not isinstance(input, Tensor):
         dt, (base, exp_) = as_operands(input, exponent)
-        return _rpow(base, exp_, dt=dt.np)
+        return _rpow(exp_, base=base, dt=dt.np)
     if isinstance(exponent, Tensor):
         dt, (a, b) = as_operands(input, exponent)
         return _pow_tensor(a, b, dt=dt.np)
@@ -345,7 +380,6 @@ _where = Primitive(
 )
 
 
-@tensor_method
 def where(condition: Tensor, input: Any, other: Any) -> Tensor:
     """Elements of `input` where `condition` holds, else of `other`."""
     if condition._data.dtype != np.bool_:
@@ -355,6 +389,10 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
         )
     dt, (a, b) = as_operands(input, other)
     return _where(condition, a, b, dt=dt.np)
+
+
+# As a method the tensor is the input, not the condition: `x.where(condition, y)`.
+setattr(Tensor, "where", lambda self, condition, other: where(condition, self, other))
 
 
 def _compare(np_fn: Any, name: str) -> Any:
@@ -465,4 +503,4 @@ _OPERATORS = {
 }
 for _name, _op in _OPERATORS.items():
     setattr(Tensor, _name, _op)
-setattr(Tensor, "__hash__", object.__hash__)  # by identity: __eq__ is elementwise
+# Tensor.__hash__ (by identity, as __eq__ is elementwise) is defined in _tensor.py.

@@ -31,7 +31,8 @@ def _index_pair(name: str, view: bool) -> Primitive:
     )
     forward = Primitive(
         name,
-        lambda a, key, **_: a[key],
+        # The trailing `...` keeps an integer-only index a 0-d view, not a NumPy scalar copy.
+        (lambda a, key, **_: a[(*key, Ellipsis)]) if view else (lambda a, key, **_: a[key]),
         grads=(lambda g, n: backward(g, key=n.key, self_sizes=n.self_sizes, advanced=n.advanced),),
         view=view,
     )
@@ -41,6 +42,8 @@ def _index_pair(name: str, view: bool) -> Primitive:
 _select = _index_pair("SelectBackward0", view=True)
 _slice = _index_pair("SliceBackward0", view=True)
 _index = _index_pair("IndexBackward0", view=False)
+# `x[...]`, `x[()]`, `x[:, :]`: an index that keeps everything is an alias (a plain view).
+_alias = Primitive("AliasBackward0", lambda a: a.view(), grads=(lambda g, n: g,), view=True)
 
 
 def index_key(index: Any) -> tuple[Any, ...]:
@@ -106,15 +109,17 @@ def getitem(input: Tensor, index: Any) -> Tensor:
             out = out.unsqueeze(d)
             d += 1
         elif isinstance(k, slice):
-            if k != slice(None):
+            # In a tuple, as in PyTorch, a slice keeping the whole dim records nothing.
+            whole = k.indices(out._data.shape[d]) == (0, out._data.shape[d], 1)
+            if not (whole and isinstance(index, tuple | type(Ellipsis))):
                 sub = (slice(None),) * d + (k,)
                 out = _slice(out, key=sub, self_sizes=out.shape, advanced=False)
             d += 1
         else:
             sub = (*(slice(None),) * d, int(k))
             out = _select(out, key=sub, self_sizes=out.shape, advanced=False)
-    if out is input:  # x[:] and x[...] are views too
-        out = _slice(input, key=(slice(None),), self_sizes=input.shape, advanced=False)
+    if out is input:
+        out = _alias(input)
     return out
 
 

@@ -23,6 +23,9 @@ from .primitive import Primitive, as_operands, tensor_method
 __all__ = ["apply_inplace", "setitem"]
 
 _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+_LEAF_VIEW_INPLACE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
 
 
 def _check_writable(t: Tensor) -> None:
@@ -32,9 +35,7 @@ def _check_writable(t: Tensor) -> None:
         raise RuntimeError(_LEAF_INPLACE)
     base = t._base
     if base is not None and base._requires_grad and base._grad_fn is None:
-        raise RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place operation."
-        )
+        raise RuntimeError(_LEAF_VIEW_INPLACE)
 
 
 def _check_castable(t: Tensor, new: np.ndarray) -> None:
@@ -67,6 +68,20 @@ _copy_slices = Primitive(
     inputs=("self", "src"),
     grads=(lambda g, n: g * n.keep, lambda g, n: n.region(g)),
 )
+# `t[arrays] = v` with no view taken first writes into `t` itself (PyTorch's index_put_).
+_index_put = Primitive(
+    "IndexPutBackward0",
+    lambda base, src, **_: base,
+    inputs=("self", "values"),
+    grads=_copy_slices.grads,
+)
+
+
+def _puts_in_place(key: tuple[Any, ...]) -> bool:
+    """Advanced indices, and otherwise only whole dims (`:` or `...`): no view is taken."""
+    return any(isinstance(k, np.ndarray) for k in key) and all(
+        isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key
+    )
 
 
 def _rebase(t: Tensor, new: Tensor) -> None:
@@ -85,11 +100,17 @@ def _rebase(t: Tensor, new: Tensor) -> None:
     t._requires_grad = True
 
 
-def _into_base(base: Tensor, src: Tensor, region: Callable[[Tensor], Tensor], keep: Any) -> None:
+def _into_base(
+    base: Tensor,
+    src: Tensor,
+    region: Callable[[Tensor], Tensor],
+    keep: Any,
+    prim: Primitive = _copy_slices,
+) -> None:
     """Record that `region` of `base` now holds `src` (a `CopySlices` node on the base)."""
     alias = Tensor._make(base._data, base._requires_grad, base._grad_fn, base._output_nr)
     alias._accumulator = base._accumulator
-    out = _copy_slices(alias, src, region=region, keep=Tensor._make(keep))
+    out = prim(alias, src, region=region, keep=Tensor._make(keep))
     base._grad_fn, base._output_nr = out._grad_fn, 0
     base._requires_grad = True
 
@@ -101,7 +122,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
         new = compute(t)
         _check_castable(t, new._data)
         t._data[...] = new._data
-        t._version.value += 1
+        t._version_counter.value += 1
         return t
     old = Tensor._make(t._data.copy(), t._requires_grad, t._grad_fn, t._output_nr)
     new = compute(old)
@@ -109,13 +130,23 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
     t._data[...] = new._data
     if new._requires_grad or t._requires_grad:
         _rebase(t, new)
-    t._version.value += 1
+    t._version_counter.value += 1
     return t
+
+
+def _writes_view(key: tuple[Any, ...]) -> bool:
+    """Whether `t[key] = v` is, in PyTorch, a copy into a view of `t` (basic indexing)."""
+    if any(isinstance(k, np.ndarray) and (k.ndim or k.dtype.kind == "b") for k in key):
+        return False  # advanced indexing writes into `t` itself
+    return any(k is not Ellipsis and k != slice(None) for k in key)
 
 
 def setitem(t: Tensor, index: Any, value: Any) -> None:
     """`t[index] = value`: a `CopySlices` node when grad is recorded."""
     key = index_key(index)
+    leaf = grad_mode.is_grad_enabled() and t._requires_grad and t._grad_fn is None
+    if leaf and _writes_view(key):  # PyTorch writes through a view of the leaf, and says so
+        raise RuntimeError(_LEAF_VIEW_INPLACE)
     _check_writable(t)
     if isinstance(value, Tensor):
         src = value
@@ -133,7 +164,8 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
         if t._base is None:
             keep = np.ones(t._data.shape, dtype=t._data.dtype)
             keep[key] = 0
-            _into_base(t, src, lambda b: b[index], keep)
+            prim = _index_put if _puts_in_place(key) else _copy_slices
+            _into_base(t, src, lambda b: b[index], keep, prim)
         else:
             base, view_fn = t._base, t._view_fn
             assert view_fn is not None
@@ -143,7 +175,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
             regenerated = view_fn(base)
             t._grad_fn, t._output_nr = regenerated._grad_fn, regenerated._output_nr
             t._requires_grad = True
-    t._version.value += 1
+    t._version_counter.value += 1
 
 
 setattr(Tensor, "__setitem__", setitem)

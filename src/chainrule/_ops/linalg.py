@@ -45,6 +45,13 @@ _matmul = Primitive(
     inputs=("self", "other"),
     grads=(lambda g, n: g.matmul(n.other.mT), lambda g, n: n.self.mT.matmul(g)),
 )
+# matmul with a 1-d operand drops the dim it added; these carry PyTorch's names for that step.
+_drop_row = Primitive("SqueezeBackward4", lambda a: a[0], grads=(lambda g, n: g.unsqueeze(0),))
+_drop_dim = Primitive(
+    "UnsafeViewBackward0",
+    lambda a, shape, **_: a.reshape(shape),
+    grads=(lambda g, n: g.reshape(n.self_sizes),),
+)
 
 
 def _shape_text(t: Tensor) -> str:
@@ -155,7 +162,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if da == 2 and db == 1:
         return mv(input, other)
     if da == 1 and db == 2:
-        return mm(input.unsqueeze(0), other).squeeze(0)
+        return _drop_row(mm(input.unsqueeze(0), other))
     if da == 2 and db == 2:
         return mm(input, other)
     a = input.unsqueeze(0) if da == 1 else input
@@ -176,10 +183,12 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         ) from None
     _same_dtype("matmul", a, b)
     out = _matmul(a, b, dt=a._data.dtype)
-    if da == 1:
-        out = out.squeeze(-2)
-    if db == 1:
-        out = out.squeeze(-1)
+    if da == 1 or db == 1:
+        shape = list(out._data.shape)
+        del shape[-2 if da == 1 else -1]
+        out = _drop_dim(out, shape=tuple(shape), self_sizes=out.shape)
+    elif da == 2:
+        out = out.clone()  # PyTorch ends matrix @ batch with a copy (CloneBackward0)
     return out
 
 

@@ -80,11 +80,11 @@ class OpNode(Node):
         result: Tensor,
     ) -> None:
         super().__init__(
-            tuple(t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs)
+            tuple([t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs])
         )
         self._prim = prim
         self._params = params
-        self._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
+        self._input_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
         saved: dict[str, SavedTensor] = {}
         needed = prim.saves_for(inputs)
         for name, t in zip(prim.inputs, inputs, strict=False):
@@ -115,9 +115,17 @@ class OpNode(Node):
         grad = grad_outputs[0]
         if grad is None:
             return [None] * len(self._next)
+        prim = self._prim
+        if prim.variadic:
+            rule = prim.grads[0]
+            assert rule is not None
+            return [
+                None if edge[0] is None else rule(grad, self, i)  # type: ignore[call-arg]
+                for i, edge in enumerate(self._next)
+            ]
         return [
             None if edge[0] is None or rule is None else rule(grad, self)
-            for edge, rule in zip(self._next, self._prim.grads, strict=True)
+            for edge, rule in zip(self._next, prim.grads, strict=True)
         ]
 
     def _release(self) -> None:
@@ -143,7 +151,9 @@ class Primitive:
     `inputs` names the tensor arguments (PyTorch's names); what each rule reads
     from the node (`node.self`, `node.result`, ...) is what the node saves, so
     a graph keeps exactly what its backward needs. `view=True` marks ops whose
-    result shares memory with their first input.
+    result shares memory with their first input. `variadic=True` marks ops on any
+    number of tensors (`cat`, `stack`): one rule `rule(grad, node, i)` serves
+    input `i`, and the forward receives the arrays as one list.
     """
 
     def __init__(
@@ -153,7 +163,9 @@ class Primitive:
         grads: Sequence[Rule | None],
         inputs: Sequence[str] = ("self",),
         view: bool = False,
+        variadic: bool = False,
     ) -> None:
+        self.variadic = variadic
         if len(grads) != len(inputs):
             raise ValueError(f"{name}: {len(inputs)} inputs but {len(grads)} rules")
         self.name = name
@@ -168,21 +180,34 @@ class Primitive:
             frozenset(rule.__code__.co_names) & self.saveable if rule is not None else frozenset()
             for rule in self.grads
         )
+        self._saves_cache: dict[tuple[bool, ...], frozenset[str]] = {}
 
     def saves_for(self, inputs: Sequence[Tensor]) -> frozenset[str]:
         """The saved values the rules of the inputs that require grad will read."""
-        needed: frozenset[str] = frozenset()
-        for t, reads in zip(inputs, self._reads, strict=False):
-            if t._requires_grad:
-                needed |= reads
+        key = tuple([t._requires_grad for t in inputs])
+        needed = self._saves_cache.get(key)
+        if needed is None and self.variadic:
+            needed = self._reads[0] if any(key) else frozenset()
+            self._saves_cache[key] = needed
+        elif needed is None:
+            needed = frozenset().union(
+                *(reads for r, reads in zip(key, self._reads, strict=False) if r)
+            )
+            self._saves_cache[key] = needed
         return needed
 
     def __call__(self, *inputs: Tensor, **params: Any) -> Tensor:
-        data = self.forward(*[t._data for t in inputs], **params)
+        arrays = [t._data for t in inputs]
+        data = self.forward(arrays, **params) if self.variadic else self.forward(*arrays, **params)
         if type(data) is not np.ndarray:
             data = np.asarray(data)
         result = Tensor._make(data)
-        if grad_mode._state.grad_enabled and any(t._requires_grad for t in inputs):
+        # Only floating-point results can require grad (`x.long()` leaves the graph).
+        if (
+            grad_mode._state.grad_enabled
+            and data.dtype.kind == "f"
+            and any(t._requires_grad for t in inputs)
+        ):
             result._requires_grad = True
             result._grad_fn = self.node_cls(self, inputs, params, result)
         if self.view and np.may_share_memory(data, inputs[0]._data):
@@ -192,7 +217,7 @@ class Primitive:
 
 def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str, Any]) -> None:
     """Record that `view` aliases `source`, and how to redo the view from the base."""
-    view._version = source._version
+    view._version_counter = source._version_counter
     view._base = source._base if source._base is not None else source
     parent = source._view_fn
 
@@ -204,7 +229,15 @@ def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str,
 
 def scalar_tensor(value: Any, dtype: _dtype.dtype) -> Tensor:
     """A Python number as a 0-d tensor of `dtype` (it never requires grad)."""
-    return Tensor._make(np.asarray(value, dtype=dtype.np))
+    return Tensor._make(_scalar_array(value, dtype.np))
+
+
+def _scalar_array(value: Any, np_dtype: np.dtype) -> np.ndarray:
+    """A Python number as a 0-d array; an int out of the dtype's range wraps, as in PyTorch."""
+    try:
+        return np.asarray(value, dtype=np_dtype)
+    except OverflowError:
+        return np.asarray(value).astype(np_dtype)
 
 
 def as_operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
@@ -213,6 +246,10 @@ def as_operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
     Python numbers become 0-d tensors of the result dtype; tensors keep their
     own dtype (the op casts its arrays, so the graph shows no conversion node).
     """
+    if len(values) == 2:
+        fast = _same_kind_pair(*values)
+        if fast is not None:
+            return fast
     dt = _dtype.result_type(*values)
     tensors = []
     for v in values:
@@ -223,6 +260,29 @@ def as_operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
         else:
             raise TypeError(f"expected Tensor or Number as argument, but got {type(v).__name__}")
     return dt, tensors
+
+
+_SCALAR_KINDS = {bool: "b", int: "iub", float: "f"}
+
+
+def _same_kind_pair(a: Any, b: Any) -> tuple[_dtype.dtype, list[Tensor]] | None:
+    """The common cases of `as_operands` without the full promotion rules.
+
+    Two tensors of one dtype, or a tensor and a Python number that its dtype
+    already holds (a float tensor and a float, an int tensor and an int).
+    """
+    if type(a) is not Tensor:
+        return None
+    kind = a._data.dtype.kind
+    if type(b) is Tensor:
+        if b._data.dtype is a._data.dtype or b._data.dtype == a._data.dtype:
+            return _dtype.from_numpy_dtype(a._data.dtype), [a, b]
+        return None
+    kinds = _SCALAR_KINDS.get(type(b))
+    if kinds is None or kind not in kinds or (kind == "b" and type(b) is not bool):
+        return None
+    dt = _dtype.from_numpy_dtype(a._data.dtype)
+    return dt, [a, Tensor._make(_scalar_array(b, a._data.dtype))]
 
 
 def tensor_method(fn: Callable[..., Any]) -> Callable[..., Any]:

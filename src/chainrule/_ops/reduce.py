@@ -30,14 +30,22 @@ def _sum_forward(a: np.ndarray, dim: tuple[int, ...], keepdim: bool, dt: Any, **
 
 _sum_all = Primitive("SumBackward0", _sum_forward, grads=(lambda g, n: _restore(g, n),))
 _sum_dim = Primitive("SumBackward1", _sum_forward, grads=(lambda g, n: _restore(g, n),))
+
+
+def _mean_forward(a: np.ndarray, dim: Any, keepdim: bool, dt: Any, count: int, **_: Any) -> Any:
+    # The mean of nothing is nan, quietly (NumPy's np.mean would warn).
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.divide(np.sum(a, axis=dim, keepdims=keepdim, dtype=dt), count, dtype=dt)
+
+
 _mean_all = Primitive(
     "MeanBackward0",
-    lambda a, dim, keepdim, dt, **_: np.mean(a, axis=dim, keepdims=keepdim, dtype=dt),
+    _mean_forward,
     grads=(lambda g, n: _restore(g, n) / n.count,),
 )
 _mean_dim = Primitive(
     "MeanBackward1",
-    lambda a, dim, keepdim, dt, **_: np.mean(a, axis=dim, keepdims=keepdim, dtype=dt),
+    _mean_forward,
     grads=(lambda g, n: _restore(g, n) / n.count,),
 )
 
@@ -58,7 +66,7 @@ def sum(
     dtype: Any = None,
 ) -> Tensor:
     """Sum over `dim` (all dims when None), keeping reduced dims as size 1 if `keepdim`."""
-    dims = wrap_dims(dim, input.ndim)
+    dims = wrap_dims(dim, input.ndim)[: input.ndim]  # a 0-d tensor takes dim 0 or -1
     prim = _sum_all if dim is None else _sum_dim
     return prim(
         input, dim=dims, keepdim=keepdim, dt=_sum_dtype(input, dtype), self_sizes=input.shape
@@ -80,7 +88,7 @@ def mean(
             "mean(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {_scalar_type_name(dt)}"
         )
-    dims = wrap_dims(dim, input.ndim)
+    dims = wrap_dims(dim, input.ndim)[: input.ndim]  # a 0-d tensor takes dim 0 or -1
     count = int(np.prod([input._data.shape[d] for d in dims])) if dims else 1
     prim = _mean_all if dim is None else _mean_dim
     return prim(input, dim=dims, keepdim=keepdim, dt=dt.np, self_sizes=input.shape, count=count)

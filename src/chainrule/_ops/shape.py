@@ -338,3 +338,85 @@ for _name, _dt in (
 @tensor_method
 def type_as(input: Tensor, other: Tensor) -> Tensor:
     return to(input, other.dtype)
+
+
+# --- joining ------------------------------------------------------------------------------
+
+
+def _check_joinable(name: str, tensors: Sequence[Tensor]) -> None:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, Sequence):
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+            f"{type(tensors).__name__}"
+        )
+    if len(tensors) == 0:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+
+
+def _cat_slice(g: Tensor, n: Any, i: int) -> Tensor:
+    start = sum(n.sizes[:i])
+    return g.narrow(n.dim, start, n.sizes[i])
+
+
+_cat = Primitive(
+    "CatBackward0",
+    lambda arrays, dim, dt, **_: np.concatenate([a.astype(dt, copy=False) for a in arrays], dim),
+    inputs=("tensors",),
+    grads=(_cat_slice,),  # type: ignore[arg-type]
+    variadic=True,
+)
+
+
+@tensor_method
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """The slice `start:start+length` along `dim` (a view)."""
+    d = wrap_dim(dim, input.ndim)
+    size = input._data.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return input[(slice(None),) * d + (slice(start, start + length),)]
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
+    """Join tensors along an existing dim; all other dims must match."""
+    _check_joinable("cat", tensors)
+    ref = next((t for t in tensors if t.ndim > 0), tensors[0])
+    if ref.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = wrap_dim(dim, ref.ndim)
+    # PyTorch skips legacy empty 1-d tensors of shape (0,) when joining.
+    parts = [t for t in tensors if not (t.ndim == 1 and t._data.shape[0] == 0)] or [ref]
+    for i, t in enumerate(parts):
+        if t.ndim != ref.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
+            )
+        for k in range(ref.ndim):
+            if k != d and t._data.shape[k] != ref._data.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref._data.shape[k]} but got size {t._data.shape[k]} for tensor number "
+                    f"{i} in the list."
+                )
+    dt = _dtype.result_type(*[t for t in parts])
+    sizes = tuple(t._data.shape[d] for t in parts)
+    return _cat(*parts, dim=d, dt=dt.np, sizes=sizes)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
+    """Join tensors of one shape along a new dim."""
+    _check_joinable("stack", tensors)
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                f"and {list(t._data.shape)} at entry {i}"
+            )
+    d = wrap_dim(dim, len(shape) + 1)
+    return cat([t.unsqueeze(d) for t in tensors], d)

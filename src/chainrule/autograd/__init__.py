@@ -9,6 +9,7 @@ from . import graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 
 if TYPE_CHECKING:
@@ -17,10 +18,13 @@ if TYPE_CHECKING:
 __all__ = [
     "Function",
     "FunctionCtx",
+    "GradcheckError",
     "Variable",
     "backward",
     "enable_grad",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
     "graph",
     "is_grad_enabled",
     "no_grad",
@@ -44,11 +48,13 @@ def _make_grads(
 ) -> list[Tensor]:
     """Check the gradients given for `outputs`; an omitted one is 1 for a scalar output."""
     from .._creation import ones_like
-    from .._tensor import Tensor, as_grad
+    from .._tensor import Tensor
 
     out_grads = []
-    for i, (out, g) in enumerate(zip(outputs, grads, strict=True)):
-        g = as_grad(g)
+    # zip stops at the shorter (as PyTorch): the caller checks the count afterwards.
+    for i, (out, g) in enumerate(zip(outputs, grads, strict=False)):
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         if isinstance(g, Tensor):
             if g.shape != out.shape:
                 raise RuntimeError(
@@ -112,31 +118,23 @@ def backward(
         inputs_t = ()
     if grad_tensors is None:
         grads: tuple[Any, ...] = (None,) * len(outputs)
-    elif isinstance(grad_tensors, Tensor) or not isinstance(grad_tensors, Sequence):
+    elif isinstance(grad_tensors, Tensor):
         grads = (grad_tensors,)
     else:
-        grads = tuple(grad_tensors)
-    _check_lengths(outputs, grads)
+        grads = tuple(grad_tensors)  # a number fails here, as in PyTorch
     root_grads = _make_grads(outputs, grads)
+    _check_lengths(outputs, root_grads)
     roots = _root_edges(outputs)
     if retain_graph is None:
         retain_graph = create_graph
     captures = None
-    nonleaf: list[tuple[int, Tensor]] = []
     if inputs_t:
-        for k, t in enumerate(inputs_t):
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            if t._grad_fn is not None:
-                nonleaf.append((k, t))
+        # As PyTorch: a non-leaf input retains its grad (from now on), which is how its
+        # .grad gets filled; an input that does not require grad fails here.
+        for t in inputs_t:
+            t.retain_grad()
         captures = [t._gradient_edge() for t in inputs_t]
-    captured = run_backward(roots, root_grads, retain_graph, create_graph, captures)
-    if nonleaf:
-        with set_grad_enabled(create_graph):
-            for k, t in nonleaf:
-                g = captured[k]
-                if g is not None:
-                    t._accumulate_grad(g)
+    run_backward(roots, root_grads, retain_graph, create_graph, captures)
 
 
 def grad(
@@ -168,18 +166,19 @@ def grad(
     ins = _as_tuple(inputs)
     if grad_outputs is None:
         gouts: tuple[Any, ...] = (None,) * len(outs)
-    elif isinstance(grad_outputs, Tensor) or not isinstance(grad_outputs, Sequence):
+    elif isinstance(grad_outputs, Tensor):
         gouts = (grad_outputs,)
     else:
-        gouts = tuple(grad_outputs)
-    _check_lengths(outs, gouts)
+        gouts = tuple(grad_outputs)  # a number fails here, as in PyTorch
     for t in ins:
         if not isinstance(t, Tensor):
             raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
+    root_grads = _make_grads(outs, gouts)
+    _check_lengths(outs, root_grads)
+    roots = _root_edges(outs)  # outputs are checked before inputs, as in PyTorch
+    for t in ins:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    root_grads = _make_grads(outs, gouts)
-    roots = _root_edges(outs)
     if retain_graph is None:
         retain_graph = create_graph
     captures = [t._gradient_edge() for t in ins]

@@ -212,23 +212,43 @@ def _pre_process(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
                 for hook in list(hooks.values()):
                     new = hook(grads[nr])
                     if new is not None:
-                        grads[nr] = new
+                        grads[nr] = _check_hook_result(hook, grads[nr], new)
     if isinstance(node, AccumulateGrad) and node.variable._hooks and grads[0] is not None:
         for hook in list(node.variable._hooks.values()):
             new = hook(grads[0])
             if new is not None:
-                grads[0] = new
+                grads[0] = _check_hook_result(hook, grads[0], new)
     if node._retained:
+        # Retained grads accumulate out of place (unlike leaves), as PyTorch does.
         for nr, ref in node._retained.items():
             t = ref()
-            if t is not None and nr < len(grads) and grads[nr] is not None:
-                t._accumulate_grad(grads[nr])  # type: ignore[arg-type]
+            g = grads[nr] if nr < len(grads) else None
+            if t is not None and g is not None:
+                t._grad = g.clone() if t._grad is None else t._grad + g
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             new = hook(tuple(grads))
             if new is not None:
                 grads = list(new)
     return grads
+
+
+def _check_hook_result(hook: object, old: Tensor | None, new: object) -> Tensor:
+    """A tensor hook may replace the gradient, but not change its type or size (PyTorch's words)."""
+    from .._tensor import Tensor, legacy_type_name
+
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    assert old is not None
+    name = getattr(hook, "__name__", "<unknown>")
+    if new._data.dtype != old._data.dtype:
+        raise RuntimeError(
+            f"hook '{name}' has changed the type of value (was {legacy_type_name(old._data)} "
+            f"got {legacy_type_name(new._data)})"
+        )
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return new
 
 
 def _call_post_hooks(

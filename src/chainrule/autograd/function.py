@@ -183,7 +183,7 @@ def _own_output(out: Any, args: tuple[Any, ...], ctx: BackwardCFunction) -> Any:
 
     if isinstance(out, Tensor) and _among(out, args) and not _among(out, ctx._dirty):
         alias = Tensor._make(out._data)
-        alias._version = out._version
+        alias._version_counter = out._version_counter
         return alias
     return out
 
@@ -210,7 +210,7 @@ def _connect(ctx: BackwardCFunction, inputs: list[Any], outputs: tuple[Any, ...]
             )
         out._grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
         if dirty:
-            out._version.value += 1
+            out._version_counter.value += 1
     ctx._output_meta = tuple(meta)
     ctx._saved = [_save(t, outputs) for t in ctx._to_save]
 

@@ -9,6 +9,7 @@ its forward inputs (what it sends on, one per edge in `next_functions`).
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -97,7 +98,10 @@ class Node:
         self._metadata: dict[str, Any] | None = None
 
     def name(self) -> str:
-        return type(self).__name__
+        n = type(self).__name__
+        # PyTorch's hand-written C++ nodes report their namespace.
+        native = ("AccumulateGrad", "CopySlices", "CopyBackwards")
+        return f"torch::autograd::{n}" if n in native else n
 
     @property
     def next_functions(self) -> tuple[Edge, ...]:
@@ -183,8 +187,8 @@ class SavedTensor:
     tensor: Tensor | None
 
     def __init__(self, tensor: Tensor, is_output: bool = False) -> None:
-        self.version = tensor._version
-        self.expected_version = tensor._version.value
+        self.version = tensor._version_counter
+        self.expected_version = tensor._version_counter.value
         self.is_output = is_output
         self.output_nr = tensor._output_nr
         if is_output:
@@ -210,14 +214,21 @@ class SavedTensor:
         from .._tensor import legacy_type_name
 
         desc = f"[{legacy_type_name(data)} [{', '.join(map(str, data.shape))}]]"
+        # The node that made the tensor, by its forward name (ExpBackward0 -> Exp), as PyTorch.
         if self.is_output:
-            desc += f", which is output {self.output_nr} of {node.name()},"
+            desc += f", which is output {self.output_nr} of {_forward_name(node)},"
         elif self.tensor is not None and self.tensor._grad_fn is not None:
-            desc += f", which is output {self.tensor._output_nr} of {self.tensor._grad_fn.name()},"
+            maker = _forward_name(self.tensor._grad_fn)
+            desc += f", which is output {self.tensor._output_nr} of {maker},"
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: {desc} is at version {self.version.value}; expected version "
             f"{self.expected_version} instead. Hint: enable anomaly detection to find the "
             "operation that failed to compute its gradient, with "
-            "torch.autograd.set_detect_anomaly(True)."
+            "torch.autograd.set_detect_anomaly(True, check_nan=False)."
         )
+
+
+def _forward_name(node: Node) -> str:
+    """`ExpBackward0` -> `Exp`, `MyFnBackward` -> `MyFn`; other names unchanged."""
+    return re.sub(r"Backward\d*$", "", node.name())

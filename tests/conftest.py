@@ -1,0 +1,15 @@
+"""Shared test setup: hypothesis profiles, chosen with the HYPOTHESIS_PROFILE env var."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+# ci: quick, for every push; dev (default): local runs; thorough: on demand.
+settings.register_profile("ci", max_examples=25, deadline=None)
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+# CI machines set CI=true; they get the quick profile unless one is named.
+_default = "ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev"
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _default))

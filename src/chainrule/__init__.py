@@ -130,6 +130,17 @@ from ._ops.shape import (
     transpose,
     unsqueeze,
 )
+
+# The op library, one module per family (each lists its public names in __all__).
+from ._ops.binary import *  # noqa: F403
+from ._ops.decompositions import *  # noqa: F403
+from ._ops.products import *  # noqa: F403
+from ._ops.rearrange import *  # noqa: F403
+from ._ops.reductions import *  # noqa: F403
+from ._ops.scatter import *  # noqa: F403
+from ._ops.sorting import *  # noqa: F403
+from ._ops.special import *  # noqa: F403
+from ._ops.unary import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions
 from ._size import Size
 from ._tensor import Tensor, device

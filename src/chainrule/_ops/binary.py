@@ -1,0 +1,3 @@
+"""Placeholder: filled in by the op library."""
+
+__all__: list[str] = []

@@ -1,0 +1,8 @@
+"""`chainrule.nn.functional`: activations, losses, convolutions, pooling, normalisation."""
+
+from ._activation import *  # noqa: F403
+from ._conv import *  # noqa: F403
+from ._loss import *  # noqa: F403
+from ._norm import *  # noqa: F403
+from ._pool import *  # noqa: F403
+from ._sampling import *  # noqa: F403

@@ -11,6 +11,9 @@ import builtins as _builtins
 from . import (
     _dtype,
     autograd,
+    linalg,
+    nn,
+    special,
 )
 from ._creation import (
     BoolTensor,

@@ -68,7 +68,7 @@ def wrap_dims(dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
 class OpNode(Node):
     """The grad_fn of a built-in op. Each op has its own subclass named as PyTorch names it."""
 
-    __slots__ = ("_input_meta", "_params", "_prim", "_saved")
+    __slots__ = ("_input_meta", "_output_meta", "_params", "_prim", "_saved")
 
     _prim: Primitive
 
@@ -77,7 +77,7 @@ class OpNode(Node):
         prim: Primitive,
         inputs: Sequence[Tensor],
         params: dict[str, Any],
-        result: Tensor,
+        results: Sequence[Tensor],
     ) -> None:
         super().__init__(
             tuple([t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs])
@@ -90,9 +90,13 @@ class OpNode(Node):
         for name, t in zip(prim.inputs, inputs, strict=False):
             if name in needed:
                 saved[name] = SavedTensor(t)
-        if "result" in needed:
-            saved["result"] = SavedTensor(result, is_output=True)
+        for name, r in zip(prim.outputs, results, strict=True):
+            if name in needed:
+                saved[name] = SavedTensor(r, is_output=True)
         self._saved: dict[str, SavedTensor] | None = saved
+        self._output_meta = (
+            tuple([(r._data.shape, r._data.dtype) for r in results]) if len(results) > 1 else ()
+        )
 
     def __getattr__(self, name: str) -> Any:
         # Called only when normal lookup fails: saved tensors, then parameters.
@@ -112,10 +116,15 @@ class OpNode(Node):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _apply(self, grad_outputs: list[Tensor | None]) -> list[Tensor | None]:
-        grad = grad_outputs[0]
-        if grad is None:
-            return [None] * len(self._next)
         prim = self._prim
+        if self._output_meta:
+            grad: Any = _materialize(grad_outputs, self._output_meta)
+            if grad is None:
+                return [None] * len(self._next)
+        else:
+            grad = grad_outputs[0]
+            if grad is None:
+                return [None] * len(self._next)
         if prim.variadic:
             rule = prim.grads[0]
             assert rule is not None
@@ -131,6 +140,19 @@ class OpNode(Node):
     def _release(self) -> None:
         if self._saved:
             self._saved = None
+
+
+def _materialize(
+    grads: list[Tensor | None], meta: tuple[tuple[Any, np.dtype], ...]
+) -> tuple[Tensor, ...] | None:
+    """All grad_outputs of a multi-output node, zeros for the missing ones (None if all are)."""
+    if all(g is None for g in grads):
+        return None
+    grads = list(grads) + [None] * (len(meta) - len(grads))
+    return tuple(
+        g if g is not None else Tensor._make(np.zeros(shape, dtype))
+        for g, (shape, dtype) in zip(grads, meta, strict=True)
+    )
 
 
 _node_classes: dict[str, type[OpNode]] = {}
@@ -153,7 +175,10 @@ class Primitive:
     a graph keeps exactly what its backward needs. `view=True` marks ops whose
     result shares memory with their first input. `variadic=True` marks ops on any
     number of tensors (`cat`, `stack`): one rule `rule(grad, node, i)` serves
-    input `i`, and the forward receives the arrays as one list.
+    input `i`, and the forward receives the arrays as one list. `outputs` names
+    the results of an op with several (`("Q", "R")`): its forward returns a tuple
+    of arrays, the op a tuple of tensors, and each rule gets the tuple of their
+    gradients (zeros for outputs that received none).
     """
 
     def __init__(
@@ -164,8 +189,10 @@ class Primitive:
         inputs: Sequence[str] = ("self",),
         view: bool = False,
         variadic: bool = False,
+        outputs: Sequence[str] = ("result",),
     ) -> None:
         self.variadic = variadic
+        self.outputs = tuple(outputs)
         if len(grads) != len(inputs):
             raise ValueError(f"{name}: {len(inputs)} inputs but {len(grads)} rules")
         self.name = name
@@ -174,7 +201,7 @@ class Primitive:
         self.inputs = tuple(inputs)
         self.view = view
         self.node_cls = node_class(name)
-        self.saveable = frozenset((*self.inputs, "result"))
+        self.saveable = frozenset((*self.inputs, *self.outputs))
         # What each rule reads from its node, found from the names it uses.
         self._reads = tuple(
             frozenset(rule.__code__.co_names) & self.saveable if rule is not None else frozenset()
@@ -196,9 +223,11 @@ class Primitive:
             self._saves_cache[key] = needed
         return needed
 
-    def __call__(self, *inputs: Tensor, **params: Any) -> Tensor:
+    def __call__(self, *inputs: Tensor, **params: Any) -> Any:
         arrays = [t._data for t in inputs]
         data = self.forward(arrays, **params) if self.variadic else self.forward(*arrays, **params)
+        if len(self.outputs) > 1:
+            return self._finish_many(inputs, params, data)
         if type(data) is not np.ndarray:
             data = np.asarray(data)
         result = Tensor._make(data)
@@ -209,10 +238,25 @@ class Primitive:
             and any(t._requires_grad for t in inputs)
         ):
             result._requires_grad = True
-            result._grad_fn = self.node_cls(self, inputs, params, result)
+            result._grad_fn = self.node_cls(self, inputs, params, (result,))
         if self.view and np.may_share_memory(data, inputs[0]._data):
             _track_view(result, inputs[0], self, params)
         return result
+
+    def _finish_many(
+        self, inputs: Sequence[Tensor], params: dict[str, Any], data: Sequence[Any]
+    ) -> tuple[Tensor, ...]:
+        results = tuple(Tensor._make(np.asarray(d), output_nr=i) for i, d in enumerate(data))
+        if (
+            grad_mode._state.grad_enabled
+            and any(t._requires_grad for t in inputs)
+            and any(r._data.dtype.kind == "f" for r in results)
+        ):
+            node = self.node_cls(self, inputs, params, results)
+            for r in results:
+                if r._data.dtype.kind == "f":
+                    r._requires_grad, r._grad_fn = True, node
+        return results
 
 
 def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str, Any]) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.graph import SECOND_BACKWARD_MESSAGE, Node, SavedTensor
+from ..autograd.graph import SECOND_BACKWARD_MESSAGE, Node, SavedTensor, _sequence
 
 __all__ = [
     "OpNode",
@@ -79,9 +79,11 @@ class OpNode(Node):
         params: dict[str, Any],
         results: Sequence[Tensor],
     ) -> None:
-        super().__init__(
-            tuple([t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs])
-        )
+        # Node.__init__, inlined: this runs once per recorded op.
+        self._next = tuple([t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs])
+        self._seq = next(_sequence)
+        self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
+        self._retained = self._metadata = None
         self._prim = prim
         self._params = params
         self._input_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
@@ -232,13 +234,12 @@ class Primitive:
             data = np.asarray(data)
         result = Tensor._make(data)
         # Only floating-point results can require grad (`x.long()` leaves the graph).
-        if (
-            grad_mode._state.grad_enabled
-            and data.dtype.kind == "f"
-            and any(t._requires_grad for t in inputs)
-        ):
-            result._requires_grad = True
-            result._grad_fn = self.node_cls(self, inputs, params, (result,))
+        if grad_mode._state.grad_enabled and data.dtype.kind == "f":
+            for t in inputs:
+                if t._requires_grad:
+                    result._requires_grad = True
+                    result._grad_fn = self.node_cls(self, inputs, params, (result,))
+                    break
         if self.view and np.may_share_memory(data, inputs[0]._data):
             _track_view(result, inputs[0], self, params)
         return result

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from . import grad_mode
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, Node, tensor_type
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -82,8 +82,7 @@ def _post_order(roots: Sequence[Node]) -> list[Node]:
 
 def validate_grads(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | None]:
     """Check what a node returned and undo broadcasting and dtype changes (the one place)."""
-    from .._tensor import Tensor
-
+    Tensor = tensor_type()
     edges = node._next
     if len(grads) != len(edges):
         raise RuntimeError(
@@ -91,23 +90,25 @@ def validate_grads(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | 
             f"(expected {len(edges)}, got {len(grads)})"
         )
     meta = getattr(node, "_input_meta", None)
-    out: list[Tensor | None] = []
-    for i, (g, (child, _)) in enumerate(zip(grads, edges, strict=True)):
-        if g is None or child is None:
-            out.append(None)
+    out = list(grads)
+    for i, g in enumerate(out):
+        if g is None:
             continue
-        if not isinstance(g, Tensor):
+        if edges[i][0] is None:
+            out[i] = None
+            continue
+        if type(g) is not Tensor and not isinstance(g, Tensor):
             raise TypeError(
                 f"function {node.name()} returned a gradient of type {type(g).__name__} at "
                 f"index {i}; expected a Tensor or None"
             )
-        if meta is not None and meta[i] is not None:
+        if meta:
             shape, dtype = meta[i]
-            if g._data.shape != shape:
-                g = _sum_to(g, shape, node, i)
-            if g._data.dtype != dtype:
-                g = g.to(_dtype_of(dtype))
-        out.append(g)
+            data = g._data
+            if data.shape != shape:
+                g = out[i] = _sum_to(g, shape, node, i)
+            if data.dtype != dtype:
+                out[i] = g.to(_dtype_of(dtype))
     return out
 
 
@@ -166,7 +167,13 @@ def run_backward(
         while ready:
             node = heapq.heappop(ready)[2]
             grads = buffers.pop(node, None) or [None]
-            grads = _pre_process(node, grads)
+            if (
+                node._tensor_pre_hooks
+                or node._pre_hooks
+                or node._retained
+                or type(node) is AccumulateGrad
+            ):
+                grads = _pre_process(node, grads)
             for k, nr in capture_at.get(node, ()):
                 captured[k] = grads[nr] if nr < len(grads) else None
             if node in runs and (accumulate or not isinstance(node, AccumulateGrad)):

@@ -35,6 +35,19 @@ SECOND_BACKWARD_MESSAGE = (
 )
 
 
+_tensor_type: Any = None
+
+
+def tensor_type() -> Any:
+    """chainrule's Tensor class (imported on first use: `_tensor` imports this module)."""
+    global _tensor_type
+    if _tensor_type is None:
+        from .._tensor import Tensor
+
+        _tensor_type = Tensor
+    return _tensor_type
+
+
 class RemovableHandle:
     """Returned by every `register_*hook`; `remove()` unregisters the hook."""
 
@@ -199,14 +212,12 @@ class SavedTensor:
             self.data = None
 
     def unpack(self, node: Node) -> Tensor:
-        from .._tensor import Tensor
-
         if self.version.value != self.expected_version:
             raise RuntimeError(self._modified_message(node))
         if self.tensor is not None:
             return self.tensor
         assert self.data is not None
-        return Tensor._make(self.data, True, node, self.output_nr)
+        return tensor_type()._make(self.data, True, node, self.output_nr)
 
     def _modified_message(self, node: Node) -> str:
         data = self.tensor._data if self.tensor is not None else self.data

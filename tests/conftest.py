@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import settings
+# One BLAS thread: on a shared 2-core machine, threaded BLAS makes small linalg
+# calls far slower. Set before NumPy is imported by any test module.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+from hypothesis import settings  # noqa: E402
 
 # ci: quick, for every push; dev (default): local runs; thorough: on demand.
 settings.register_profile("ci", max_examples=25, deadline=None)

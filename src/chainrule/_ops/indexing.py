@@ -1,15 +1,19 @@
-"""Reading with `x[index]` (views for basic indexing, copies for advanced) and `unbind`."""
+"""Reading with `x[index]` (views for basic indexing, copies for advanced), and ops that
+give several views at once (`unbind` here, `split` and `chunk` in rearrange_split).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
-from .primitive import Primitive, tensor_method, wrap_dim
+from .primitive import OpNode, Primitive, tensor_method, wrap_dim
+from .shape import stack
 
-__all__ = ["getitem", "index_key", "select", "unbind"]
+__all__ = ["MultiView", "getitem", "index_key", "select", "slice_dim", "unbind"]
 
 
 def _index_pair(name: str, view: bool) -> Primitive:
@@ -139,7 +143,94 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     return _select(input, key=key, self_sizes=input.shape, advanced=False)
 
 
+def slice_dim(input: Tensor, dim: int, start: int, stop: int) -> Tensor:
+    """`input[..., start:stop, ...]` at a wrapped `dim`: always a SliceBackward0 view (narrow)."""
+    key = (*(slice(None),) * dim, slice(start, stop))
+    return _slice(input, key=key, self_sizes=input.shape, advanced=False)
+
+
+# --- several views at once ---------------------------------------------------------------
+
+MultiRule = Callable[[tuple[Tensor, ...], OpNode], Tensor]
+
+
+class MultiView:
+    """An op returning several views of its input (unbind, split) from one node.
+
+    Its grad_fn is shared by all outputs, and its rule gets the tuple of their
+    gradients (zeros for outputs that received none). A Primitive has a fixed
+    number of outputs, so one is made per count. Each view records the forward
+    that made it (`Split`, `Unbind`) as `_multi_view`, for the in-place check:
+    PyTorch forbids modifying these views in place where a gradient is recorded.
+    """
+
+    def __init__(self, name: str, forward: Callable[..., tuple[np.ndarray, ...]], rule: MultiRule):
+        self.name, self.forward, self.rule = name, forward, rule
+        self._prims: dict[int, Primitive] = {}
+
+    def _prim(self, count: int) -> Primitive:
+        prim = self._prims.get(count)
+        if prim is None:
+            forward, rule = self.forward, self.rule
+            if count == 1:  # a one-output Primitive gets and gives a lone array and gradient
+                prim = Primitive(
+                    self.name,
+                    lambda a, **params: forward(a, **params)[0],
+                    grads=(lambda g, n: rule((g,), n),),
+                    view=True,
+                )
+            else:
+                names = tuple(f"result{i}" for i in range(count))
+                # The rule gets a tuple of gradients, which the Rule type does not spell.
+                prim = Primitive(self.name, forward, grads=(rule,), outputs=names)  # type: ignore[arg-type]
+            self._prims[count] = prim
+        return prim
+
+    def __call__(self, input: Tensor, count: int, **params: Any) -> tuple[Tensor, ...]:
+        if count == 0:
+            return ()
+        prim = self._prim(count)
+        results: tuple[Tensor, ...]
+        if count == 1:
+            results = (prim(input, **params),)
+        else:
+            results = prim(input, **params)
+            for i, r in enumerate(results):
+                if np.may_share_memory(r._data, input._data):
+                    _track_output_view(r, input, prim, params, i)
+        creator = self.name.removesuffix("Backward0")
+        for r in results:
+            if r._base is not None:
+                r.__dict__["_multi_view"] = creator
+        return results
+
+
+def _track_output_view(
+    view: Tensor, source: Tensor, prim: Primitive, params: dict[str, Any], i: int
+) -> None:
+    """Record that output `i` of a MultiView aliases `source` (as Primitive does for one)."""
+    view._version_counter = source._version_counter
+    view._base = source._base if source._base is not None else source
+    parent = source._view_fn
+
+    def view_fn(base: Tensor) -> Tensor:
+        return prim(parent(base) if parent is not None else base, **params)[i]
+
+    view._view_fn = view_fn
+
+
+def _unbind_forward(a: np.ndarray, dim: int, **_: Any) -> tuple[np.ndarray, ...]:
+    moved = np.moveaxis(a, dim, 0)
+    return tuple(moved[i, ...] for i in range(moved.shape[0]))  # `...`: 0-d views, not scalars
+
+
+_unbind = MultiView("UnbindBackward0", _unbind_forward, lambda grads, n: stack(grads, n.dim))
+
+
 @tensor_method
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices along `dim`, as views (one UnbindBackward0 node for all)."""
     d = wrap_dim(dim, input.ndim)
-    return tuple(select(input, d, i) for i in range(input._data.shape[d]))
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return _unbind(input, input._data.shape[d], dim=d)

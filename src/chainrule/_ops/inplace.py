@@ -28,9 +28,34 @@ _LEAF_VIEW_INPLACE = (
 )
 
 
+def _check_multi_view(t: Tensor, records: bool) -> None:
+    """Views from unbind/split share one node, which can't be rebased for just one of them.
+
+    `records`: whether the in-place op would record a gradient into a view that has none.
+    """
+    creator = t.__dict__.get("_multi_view") if t._base is not None else None
+    if creator is None:
+        return
+    if t._grad_fn is not None:
+        what = f"Output {t._output_nr} of {creator} is a view and is being modified inplace."
+    elif records:
+        what = (
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled."
+        )
+    else:
+        return
+    raise RuntimeError(
+        f"{what} This view is the output of a function that returns multiple views. Such "
+        "functions do not allow the output views to be modified inplace. You should replace "
+        "the inplace operation by an out-of-place one."
+    )
+
+
 def _check_writable(t: Tensor) -> None:
     if not grad_mode.is_grad_enabled():
         return
+    _check_multi_view(t, records=False)
     if t._requires_grad and t._grad_fn is None:
         raise RuntimeError(_LEAF_INPLACE)
     base = t._base
@@ -127,6 +152,8 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
     old = Tensor._make(t._data.copy(), t._requires_grad, t._grad_fn, t._output_nr)
     new = compute(old)
     _check_castable(t, new._data)
+    if new._requires_grad:
+        _check_multi_view(t, records=True)
     t._data[...] = new._data
     if new._requires_grad or t._requires_grad:
         _rebase(t, new)
@@ -141,6 +168,42 @@ def _writes_view(key: tuple[Any, ...]) -> bool:
     return any(k is not Ellipsis and k != slice(None) for k in key)
 
 
+def _check_put(t: Tensor, key: tuple[Any, ...], src: Tensor) -> None:
+    """Advanced indexing writes with PyTorch's index_put_, which won't cast a tensor value.
+
+    The exception: a 0-d value through one boolean mask is PyTorch's masked_fill_.
+    """
+    if src._data.dtype == t._data.dtype or not any(isinstance(k, np.ndarray) for k in key):
+        return
+    if src.ndim == 0 and len(key) == 1 and key[0].dtype == np.bool_:
+        return
+    target, shape = t._data[key].shape, src._data.shape
+    while len(shape) > len(target) and shape[0] == 1:  # as NumPy, leading 1s are dropped
+        shape = shape[1:]
+    if len(shape) > len(target) or np.broadcast_shapes(shape, target) != target:
+        raise RuntimeError(_shape_mismatch(t, key, src))  # reported before the dtype
+    raise RuntimeError(
+        "Index put requires the source and destination dtypes match, got "
+        f"{_scalar_name(t._data.dtype)} for the destination and {_scalar_name(src._data.dtype)} "
+        "for the source."
+    )
+
+
+def _shape_mismatch(t: Tensor, key: tuple[Any, ...], src: Tensor) -> str:
+    """PyTorch's message for a value that doesn't broadcast to the indexed region."""
+    target = t._data[key].shape
+    if any(isinstance(k, np.ndarray) for k in key):
+        return (
+            f"shape mismatch: value tensor of shape {list(src.shape)} cannot be broadcast to "
+            f"indexing result of shape {list(target)}"
+        )
+    try:  # basic indexing copies into a view, expanding the value: expand's message
+        src.expand(target)
+    except RuntimeError as e:
+        return str(e)
+    return f"could not broadcast {list(src.shape)} to {list(target)}"
+
+
 def setitem(t: Tensor, index: Any, value: Any) -> None:
     """`t[index] = value`: a `CopySlices` node when grad is recorded."""
     key = index_key(index)
@@ -148,18 +211,21 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     if leaf and _writes_view(key):  # PyTorch writes through a view of the leaf, and says so
         raise RuntimeError(_LEAF_VIEW_INPLACE)
     _check_writable(t)
+    if isinstance(value, list | tuple):
+        raise TypeError(f"can't assign a {type(value).__name__} to a {t.type()}")
     if isinstance(value, Tensor):
         src = value
     else:
         src = Tensor._make(np.asarray(value, dtype=t._data.dtype))
-    if src._data.dtype.kind == "f" and t._data.dtype.kind in "iub":
-        _check_castable(t, src._data)
+    if grad_mode.is_grad_enabled() and src._requires_grad:
+        _check_multi_view(t, records=True)
+    _check_put(t, key, src)
     try:
         t._data[key] = src._data
     except IndexError as e:
         raise IndexError(str(e).replace("axis", "dimension")) from None
-    except ValueError as e:
-        raise RuntimeError(str(e)) from None
+    except ValueError:
+        raise RuntimeError(_shape_mismatch(t, key, src)) from None
     if grad_mode.is_grad_enabled() and (src._requires_grad or t._requires_grad):
         if t._base is None:
             keep = np.ones(t._data.shape, dtype=t._data.dtype)

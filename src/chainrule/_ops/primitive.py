@@ -87,15 +87,20 @@ class OpNode(Node):
         self._prim = prim
         self._params = params
         self._input_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
-        saved: dict[str, SavedTensor] = {}
+        saved: dict[str, Any] = {}
         needed = prim.saves_for(inputs)
-        for name, t in zip(prim.inputs, inputs, strict=False):
-            if name in needed:
-                saved[name] = SavedTensor(t)
+        if prim.variadic:
+            # All the tensors of a variadic op are saved under its one input name.
+            if prim.inputs[0] in needed:
+                saved[prim.inputs[0]] = [SavedTensor(t) for t in inputs]
+        else:
+            for name, t in zip(prim.inputs, inputs, strict=False):
+                if name in needed:
+                    saved[name] = SavedTensor(t)
         for name, r in zip(prim.outputs, results, strict=True):
             if name in needed:
                 saved[name] = SavedTensor(r, is_output=True)
-        self._saved: dict[str, SavedTensor] | None = saved
+        self._saved: dict[str, Any] | None = saved
         self._output_meta = (
             tuple([(r._data.shape, r._data.dtype) for r in results]) if len(results) > 1 else ()
         )
@@ -114,7 +119,10 @@ class OpNode(Node):
             if key in self._prim.saveable:
                 raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         elif key in saved:
-            return saved[key].unpack(self)
+            value = saved[key]
+            if isinstance(value, list):  # a variadic op's inputs
+                return tuple(s.unpack(self) for s in value)
+            return value.unpack(self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _apply(self, grad_outputs: list[Tensor | None]) -> list[Tensor | None]:

@@ -119,6 +119,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     s, e = wrap_dim(start_dim, input.ndim), wrap_dim(end_dim, input.ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:  # nothing to merge: PyTorch returns the tensor itself
+        return input
     shape = input.shape
     return reshape(input, (*shape[:s], math.prod(shape[s : e + 1]), *shape[e + 1 :]))
 
@@ -376,7 +378,9 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
         start += size
     if not 0 <= start <= size or length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return input[(slice(None),) * d + (slice(start, start + length),)]
+    from .indexing import slice_dim  # indexing builds on this module
+
+    return slice_dim(input, d, start, start + length)
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
@@ -408,6 +412,15 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
 concat = concatenate = cat
 
 
+_stack = Primitive(
+    "StackBackward0",
+    lambda arrays, dim, dt: np.stack([a.astype(dt, copy=False) for a in arrays], dim),
+    inputs=("tensors",),
+    grads=(lambda g, n, i: g.select(n.dim, i),),  # type: ignore[arg-type, misc]
+    variadic=True,
+)
+
+
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     """Join tensors of one shape along a new dim."""
     _check_joinable("stack", tensors)
@@ -419,4 +432,4 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor
                 f"and {list(t._data.shape)} at entry {i}"
             )
     d = wrap_dim(dim, len(shape) + 1)
-    return cat([t.unsqueeze(d) for t in tensors], d)
+    return _stack(*tensors, dim=d, dt=_dtype.result_type(*tensors).np)

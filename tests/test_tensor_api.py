@@ -1193,3 +1193,11 @@ def test_grad_mode_is_thread_local_for_new_tensors() -> None:
         t.start()
         t.join()
     assert seen["requires_grad"] is True
+
+
+def test_explicit_dtype_is_not_rounded_through_the_default_float():
+    import chainrule
+
+    assert chainrule.tensor([0.1], dtype=chainrule.float64).item() == 0.1
+    assert chainrule.DoubleTensor([0.1]).item() == 0.1
+    assert chainrule.tensor(0.1, dtype=chainrule.float64).item() == 0.1

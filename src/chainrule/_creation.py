@@ -57,8 +57,12 @@ def _unwrap(obj: Any) -> Any:
     return obj
 
 
-def _infer_array(data: Any) -> np.ndarray:
-    """Python data as an array of chainrule's default dtypes (floats -> default float)."""
+def _infer_array(data: Any, dtype: np.dtype | None = None) -> np.ndarray:
+    """Python data as an array: of `dtype` if given, else of PyTorch's inferred dtype.
+
+    With an explicit dtype the values go straight to it (so `tensor([0.1],
+    dtype=float64)` is not rounded through float32 first).
+    """
     if isinstance(data, np.ndarray):
         _dtype.from_numpy_dtype(data.dtype)
         return data
@@ -76,7 +80,9 @@ def _infer_array(data: Any) -> np.ndarray:
             else "complex tensors are not supported"
         )
     inferred = _infer_dtype(data)
-    if inferred is not None:
+    if dtype is not None:
+        arr = arr.astype(dtype, copy=False)
+    elif inferred is not None:
         arr = arr.astype(inferred.np, copy=False)
     elif arr.dtype.kind == "f":
         arr = arr.astype(_dtype.get_default_dtype().np)
@@ -163,8 +169,9 @@ def tensor(
             UserWarning,
             stacklevel=2,
         )
-    arr = _infer_array(data)
-    dt = _dtype.to_dtype(dtype).np if dtype is not None else arr.dtype
+    want = _dtype.to_dtype(dtype).np if dtype is not None else None
+    arr = _infer_array(data, want)
+    dt = want if want is not None else arr.dtype
     return _finish(np.array(arr, dtype=dt, copy=True), requires_grad, device)
 
 
@@ -430,7 +437,7 @@ def legacy_new(
     elif len(args) == 1 and isinstance(args[0], float):
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     elif len(args) == 1:
-        data = np.array(_infer_array(args[0]), dtype=dt.np, copy=True)
+        data = np.array(_infer_array(args[0], dt.np), dtype=dt.np, copy=True)
     else:
         raise TypeError("new() received an invalid combination of arguments")
     t = Tensor._make(data)

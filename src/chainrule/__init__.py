@@ -113,7 +113,7 @@ from ._ops.elementwise import (
 )
 from ._ops.indexing import select, unbind
 from ._ops.inplace import apply_inplace as _apply_inplace
-from ._ops.linalg import bmm, dot, ger, inner, matmul, mm, mv, outer
+from ._ops.linalg import bmm, dot, ger, matmul, mm, mv, outer
 from ._ops.reduce import mean, sum
 from ._ops.shape import (
     broadcast_to,
@@ -144,6 +144,7 @@ from ._ops.scatter import *  # noqa: F403
 from ._ops.sorting import *  # noqa: F403
 from ._ops.special import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
+from .nn.functional._activation_softmax import tensor_log_softmax as log_softmax, tensor_softmax as softmax
 from ._printing import get_printoptions, set_printoptions
 from ._size import Size
 from ._tensor import Tensor, device

@@ -1,3 +1,127 @@
-"""`chainrule.special`: special functions with gradients (PyTorch's torch.special)."""
+"""`chainrule.special`: special functions with gradients (PyTorch's torch.special).
 
-__all__: list[str] = []
+Most names here are the package's own ops under torch.special's names; their
+errors name the op as PyTorch does (`special_erf(): ...`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ._ops import elementwise as _elementwise
+from ._ops import special as _special
+from ._ops import special_bessel as _bessel
+from ._ops import unary_math as _math
+from ._ops import unary_rounding as _rounding
+from ._ops.binary import xlog1py, xlogy
+from ._ops.primitive import Primitive
+from ._ops.reductions import logsumexp
+from ._ops.unary_support import check_tensor, float_forward
+from ._tensor import Tensor
+from .nn.functional._activation_softmax import log_softmax as _log_softmax
+from .nn.functional._activation_softmax import softmax as _softmax
+
+__all__ = [
+    "digamma",
+    "entr",
+    "erf",
+    "erfc",
+    "erfcx",
+    "erfinv",
+    "exp2",
+    "expit",
+    "expm1",
+    "gammaln",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "log1p",
+    "log_ndtr",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "multigammaln",
+    "ndtr",
+    "ndtri",
+    "polygamma",
+    "psi",
+    "round",
+    "sinc",
+    "softmax",
+    "xlog1py",
+    "xlogy",
+]
+
+
+def _renamed(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    """`fn` under torch.special's name (which its argument errors then use)."""
+
+    def op(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        check_tensor(f"special_{name}", input)
+        return fn(input, *args, **kwargs)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = fn.__doc__
+    return op
+
+
+erf = _renamed(_special.erf, "erf")
+erfc = _renamed(_special.erfc, "erfc")
+erfcx = _renamed(_special.special_erfcx, "erfcx")
+erfinv = _renamed(_special.erfinv, "erfinv")
+expit = _renamed(_elementwise.sigmoid, "expit")
+logit = _renamed(_math.logit, "logit")
+gammaln = _renamed(_special.lgamma, "gammaln")
+digamma = _renamed(_special.digamma, "digamma")
+psi = _renamed(_special.digamma, "psi")
+multigammaln = _renamed(_special.mvlgamma, "multigammaln")
+expm1 = _renamed(_math.expm1, "expm1")
+exp2 = _renamed(_math.exp2, "exp2")
+log1p = _renamed(_math.log1p, "log1p")
+sinc = _renamed(_math.sinc, "sinc")
+i0 = _renamed(_bessel.i0, "i0")
+i0e = _renamed(_bessel.special_i0e, "i0e")
+i1 = _renamed(_bessel.special_i1, "i1")
+i1e = _renamed(_bessel.special_i1e, "i1e")
+entr = _renamed(_special.special_entr, "entr")
+ndtri = _renamed(_special.special_ndtri, "ndtri")
+log_ndtr = _renamed(_special.special_log_ndtr, "log_ndtr")
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The n-th derivative of digamma."""
+    check_tensor("special_polygamma", input, position=2)
+    return _special.polygamma(n, input)
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """Round half to even, to `decimals` decimal places."""
+    check_tensor("special_round", input)
+    if input._data.dtype.kind != "f":  # unlike torch.round, no copy for integers
+        _rounding.not_for(input, "round_vml_cpu", "biu")
+    return _rounding.round(input, decimals=decimals)
+
+
+def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """exp(input) / sum(exp(input)) along dim (as nn.functional.softmax)."""
+    return _softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """log(softmax(input)) along dim, computed stably (as nn.functional.log_softmax)."""
+    return _log_softmax(input, dim, dtype=dtype)
+
+
+# ndtr is, as in PyTorch, the composition (1 + erf(x / sqrt 2)) * 0.5, with its graph nodes
+# for a tensor times (and plus) a number.
+_times = Primitive("MulBackward1", float_forward(lambda a, c: a * c), grads=(lambda g, n: g * n.c,))
+_plus = Primitive("AddBackward1", float_forward(lambda a, c: a + c), grads=(lambda g, n: g,))
+
+
+def ndtr(input: Tensor) -> Tensor:
+    """The standard normal cdf."""
+    check_tensor("special_ndtr", input)
+    return _times(_plus(_special.erf(_times(input, c=math.sqrt(0.5))), c=1.0), c=0.5)

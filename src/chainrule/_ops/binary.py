@@ -1,3 +1,27 @@
-"""Placeholder: filled in by the op library."""
+"""Elementwise binary and ternary ops: the family's public names, gathered from its modules.
 
-__all__: list[str] = []
+binary_division  div(rounding_mode=), floor_divide, remainder, fmod, the // and % operators
+binary_math      atan2, hypot, copysign, xlogy, xlog1py, logaddexp(2), float_power, ldexp, ...
+binary_compare   maximum, minimum, fmax, fmin, isclose, allclose, equal, in-place comparisons
+binary_bitwise   bit shifts (<<, >>) and the in-place bitwise ops
+binary_ternary   lerp, addcmul, addcdiv
+binary_common    argument errors, operand promotion, torch's node patterns, in-place checks
+"""
+
+from __future__ import annotations
+
+from . import binary_bitwise, binary_compare, binary_division, binary_math, binary_ternary
+from .binary_bitwise import *  # noqa: F403
+from .binary_compare import *  # noqa: F403
+from .binary_division import *  # noqa: F403
+from .binary_math import *  # noqa: F403
+from .binary_math import xlog1py as xlog1py  # torch.special's, re-exported there
+from .binary_ternary import *  # noqa: F403
+
+__all__ = [
+    *binary_bitwise.__all__,
+    *binary_compare.__all__,
+    *binary_division.__all__,
+    *binary_math.__all__,
+    *binary_ternary.__all__,
+]

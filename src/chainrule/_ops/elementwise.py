@@ -202,7 +202,7 @@ multiply = mul
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division (integers give floats), broadcasting."""
     if rounding_mode is not None:
-        from .rounding import div_rounded
+        from .binary import div_rounded
 
         return div_rounded(input, other, rounding_mode)
     dt, (a, b) = as_operands(input, other)
@@ -252,7 +252,11 @@ _sigmoid = Primitive(
     grads=(lambda g, n: g * n.result * (1 - n.result),),
 )
 _abs = Primitive("AbsBackward0", np.abs, grads=(lambda g, n: g * n.self.sign(),))
-_sign = Primitive("SignBackward0", np.sign, grads=(lambda g, n: g * 0,))
+_sign = Primitive(  # PyTorch: sign(nan) = 0, sign(-0.0) = 0, and bools keep their value
+    "SignBackward0",
+    lambda a: a.copy() if a.dtype == np.bool_ else np.sign(np.where(a == a, a, 0)),
+    grads=(lambda g, n: g * 0,),
+)
 _relu = Primitive(
     "ReluBackward0",
     lambda a: np.maximum(a, 0, dtype=a.dtype),
@@ -399,7 +403,8 @@ def _compare(np_fn: Any, name: str) -> Any:
     """A comparison or logical op: a bool tensor, outside the graph."""
 
     def compare(input: Tensor, other: Any) -> Tensor:
-        _, (a, b) = as_operands(input, other)
+        with np.errstate(over="ignore"):  # 1e300 against a float32 tensor is inf, quietly
+            _, (a, b) = as_operands(input, other)
         return Tensor._make(np.asarray(np_fn(a._data, b._data)))
 
     compare.__name__ = name
@@ -424,7 +429,9 @@ def _bitwise(np_fn: Any, name: str) -> Any:
     def bitwise(input: Tensor, other: Any) -> Tensor:
         dt, (a, b) = as_operands(input, other)
         if dt._category == 2:
-            raise TypeError(f"\"{name}_cpu\" not implemented for '{_legacy_scalar_name(dt)}'")
+            raise NotImplementedError(
+                f"\"{name}_cpu\" not implemented for '{_legacy_scalar_name(dt)}'"
+            )
         return Tensor._make(np.asarray(np_fn(a._data.astype(dt.np), b._data.astype(dt.np))))
 
     bitwise.__name__ = name
@@ -448,7 +455,7 @@ def logical_not(input: Tensor) -> Tensor:
 @tensor_method
 def bitwise_not(input: Tensor) -> Tensor:
     if input._data.dtype.kind == "f":
-        raise TypeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return Tensor._make(np.invert(input._data))
 
 

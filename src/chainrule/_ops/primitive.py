@@ -125,7 +125,10 @@ class OpNode(Node):
             return value.unpack(self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def _apply(self, grad_outputs: list[Tensor | None]) -> list[Tensor | None]:
+    def _apply(
+        self, grad_outputs: list[Tensor | None], needed: Sequence[bool] | None = None
+    ) -> list[Tensor | None]:
+        """grad_inputs; `needed[i]` False skips input i's rule (its gradient is not wanted)."""
         prim = self._prim
         if self._output_meta:
             grad: Any = _materialize(grad_outputs, self._output_meta)
@@ -135,16 +138,17 @@ class OpNode(Node):
             grad = grad_outputs[0]
             if grad is None:
                 return [None] * len(self._next)
+        wanted = [e[0] is not None for e in self._next] if needed is None else needed
         if prim.variadic:
             rule = prim.grads[0]
             assert rule is not None
             return [
-                None if edge[0] is None else rule(grad, self, i)  # type: ignore[call-arg]
-                for i, edge in enumerate(self._next)
+                rule(grad, self, i) if w else None  # type: ignore[call-arg]
+                for i, w in enumerate(wanted)
             ]
         return [
-            None if edge[0] is None or rule is None else rule(grad, self)
-            for edge, rule in zip(self._next, prim.grads, strict=True)
+            None if rule is None or not w else rule(grad, self)
+            for w, rule in zip(wanted, prim.grads, strict=True)
         ]
 
     def _release(self) -> None:
@@ -154,13 +158,15 @@ class OpNode(Node):
 
 def _materialize(
     grads: list[Tensor | None], meta: tuple[tuple[Any, np.dtype], ...]
-) -> tuple[Tensor, ...] | None:
+) -> tuple[Tensor | None, ...] | None:
     """All grad_outputs of a multi-output node, zeros for the missing ones (None if all are)."""
     if all(g is None for g in grads):
         return None
     grads = list(grads) + [None] * (len(meta) - len(grads))
     return tuple(
-        g if g is not None else Tensor._make(np.zeros(shape, dtype))
+        g
+        if g is not None or dtype.kind != "f"  # integer outputs get no gradient
+        else Tensor._make(np.zeros(shape, dtype))
         for g, (shape, dtype) in zip(grads, meta, strict=True)
     )
 

@@ -22,19 +22,20 @@ __all__ = ["run_backward", "validate_grads"]
 Edge = tuple[Node, int]
 
 
-def _collect(roots: Sequence[Node], targets: set[Node] | None) -> tuple[dict[Node, int], set[Node]]:
-    """Consumer counts for every node reachable from `roots`, and the nodes that must run.
+def _collect(
+    roots: Sequence[Node], targets: set[Node] | None
+) -> tuple[dict[Node, int], set[Node], set[Node] | None]:
+    """Consumer counts for every node reachable from `roots`, the nodes that must run,
+    and (with `targets`) the nodes that lead to a target.
 
     With `targets` (the nodes of requested inputs), a node runs only when one of
     its next functions leads to a target; otherwise every reachable node runs.
     """
     deps: dict[Node, int] = {}
-    order: list[Node] = []  # nodes in discovery order; parents before children
-    stack = [n for n in roots]
+    stack = list(roots)
     seen: set[Node] = set(stack)
     while stack:
         node = stack.pop()
-        order.append(node)
         for child, _ in node._next:
             if child is None:
                 continue
@@ -43,7 +44,7 @@ def _collect(roots: Sequence[Node], targets: set[Node] | None) -> tuple[dict[Nod
                 seen.add(child)
                 stack.append(child)
     if targets is None:
-        return deps, seen
+        return deps, seen, None
     # A node leads to a target when it is one or any child leads to one. Sweep
     # children-first: reverse topological order from an explicit post-order walk.
     leads: set[Node] = set()
@@ -51,7 +52,7 @@ def _collect(roots: Sequence[Node], targets: set[Node] | None) -> tuple[dict[Nod
         if node in targets or any(c in leads for c, _ in node._next if c is not None):
             leads.add(node)
     runs = {n for n in seen if any(c in leads for c, _ in n._next if c is not None)}
-    return deps, runs
+    return deps, runs, leads
 
 
 def _post_order(roots: Sequence[Node]) -> list[Node]:
@@ -146,7 +147,7 @@ def run_backward(
     """
     targets = {n for n, _ in captures} if captures is not None else None
     root_nodes = list(dict.fromkeys(n for n, _ in roots))
-    deps, runs = _collect(root_nodes, targets)
+    deps, runs, leads = _collect(root_nodes, targets)
     if accumulate and targets:
         # backward(inputs=...): the requested leaves accumulate too.
         runs |= {n for n in targets if isinstance(n, AccumulateGrad)}
@@ -178,7 +179,9 @@ def run_backward(
                 captured[k] = grads[nr] if nr < len(grads) else None
             if node in runs and (accumulate or not isinstance(node, AccumulateGrad)):
                 if any(g is not None for g in grads):
-                    grad_inputs = validate_grads(node, node._apply(grads))
+                    # Only the inputs that lead to a requested input need a gradient.
+                    needed = None if leads is None else [c in leads for c, _ in node._next]
+                    grad_inputs = validate_grads(node, node._apply(grads, needed))
                     if node._hooks:
                         grad_inputs = _call_post_hooks(node, grad_inputs, grads)
                 else:

@@ -77,7 +77,9 @@ class BackwardCFunction(Node, FunctionCtx):
         """Call the user's backward directly (grad mode as it is now)."""
         return self._forward_cls.backward(self, *grad_outputs)
 
-    def _apply(self, grad_outputs: list[Any]) -> Sequence[Any]:
+    def _apply(
+        self, grad_outputs: list[Any], needed: Sequence[bool] | None = None
+    ) -> Sequence[Any]:
         from .._creation import zeros
 
         grads = list(grad_outputs) + [None] * (len(self._output_meta) - len(grad_outputs))

@@ -156,7 +156,9 @@ class Node:
 
     # --- running ---------------------------------------------------------------
 
-    def _apply(self, grad_outputs: list[Tensor | None]) -> Sequence[Tensor | None]:
+    def _apply(
+        self, grad_outputs: list[Tensor | None], needed: Sequence[bool] | None = None
+    ) -> Sequence[Tensor | None]:
         """grad_inputs for the given grad_outputs; subclasses implement it."""
         raise NotImplementedError
 
@@ -179,7 +181,9 @@ class AccumulateGrad(Node):
         super().__init__(())
         self.variable = variable
 
-    def _apply(self, grad_outputs: list[Tensor | None]) -> Sequence[Tensor | None]:
+    def _apply(
+        self, grad_outputs: list[Tensor | None], needed: Sequence[bool] | None = None
+    ) -> Sequence[Tensor | None]:
         grad = grad_outputs[0]
         if grad is not None:
             self.variable._accumulate_grad(grad)
@@ -217,6 +221,8 @@ class SavedTensor:
         if self.tensor is not None:
             return self.tensor
         assert self.data is not None
+        if self.data.dtype.kind != "f":  # integer outputs (indices) are outside the graph
+            return tensor_type()._make(self.data)
         return tensor_type()._make(self.data, True, node, self.output_nr)
 
     def _modified_message(self, node: Node) -> str:

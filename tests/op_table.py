@@ -104,6 +104,18 @@ def assign_ref(index: Any) -> Callable[..., Any]:
     return ref
 
 
+def _inplace_op(x: Any, y: Any, op: str) -> Any:
+    """`out = x * 1; out <op>= y` (the augmented assignments)."""
+    out = x * 1
+    if op == "sub":
+        out -= y
+    elif op == "mul":
+        out *= y
+    else:
+        out /= y
+    return out
+
+
 def iadd(x: Any, y: Any) -> Any:
     out = x * 1
     out += y
@@ -266,6 +278,58 @@ OPS: tuple[Op, ...] = (
        (((2, 3), ()),)),
     Op("copy_", lambda x, y: (x * 1).copy_(y), lambda x, y: np.broadcast_to(y, x.shape).copy(),
        BINARY[:2]),
+    # joining and selecting
+    Op("cat", lambda x, y: lib(x).cat([x, y], 1), lambda x, y: np.concatenate([x, y], 1),
+       (((2, 3), (2, 1)), ((2, 0), (2, 2)))),
+    Op("cat_dim0", lambda x, y: lib(x).cat((x, y)), lambda x, y: np.concatenate([x, y]),
+       (((2, 3), (1, 3)),)),
+    Op("concat", lambda x, y: lib(x).concat([x, y], -1), lambda x, y: np.concatenate([x, y], -1),
+       (((2, 3), (2, 2)),)),
+    Op("concatenate", lambda x, y: lib(x).concatenate([x, y]), lambda x, y: np.concatenate([x, y]),
+       (((3,), (2,)),)),
+    Op("stack", lambda x, y: lib(x).stack([x, y], 1), lambda x, y: np.stack([x, y], 1),
+       (((2, 3), (2, 3)),)),
+    Op("stack_0d", lambda x, y: lib(x).stack([x, y]), lambda x, y: np.stack([x, y]),
+       (((), ()),)),
+    Op("narrow", lambda x: x.narrow(1, 1, 2), lambda x: x[:, 1:3], (((2, 4),),)),
+    Op("narrow_fn", lambda x: lib(x).narrow(x, 0, 0, 1), lambda x: x[:1], (((3, 2),),)),
+    Op("select", lambda x: x.select(1, -1), lambda x: x[:, -1], (((2, 3),),)),
+    Op("select_fn", lambda x: lib(x).select(x, 0, 1), lambda x: x[1], (((3, 2),),)),
+    Op("broadcast_to", lambda x: lib(x).broadcast_to(x, (2, 3)),
+       lambda x: np.broadcast_to(x, (2, 3)), (((3,),), ((2, 1),))),
+    Op("sign", lambda x: x.sign(), np.sign, UNARY, NONZERO),
+    Op("rsub_fn", lambda x, y: lib(x).rsub(x, y), lambda x, y: y - x, BINARY[:2]),
+    Op("rsub_alpha", lambda x, y: lib(x).rsub(x, y, alpha=2), lambda x, y: y - 2 * x, BINARY[:1]),
+    Op("swapaxes", lambda x: x.swapaxes(0, 1), lambda x: np.swapaxes(x, 0, 1), (((2, 3),),)),
+    Op("swapdims", lambda x: lib(x).swapdims(x, 0, -1), lambda x: np.swapaxes(x, 0, -1),
+       (((2, 3, 2),),)),
+    Op("expand_as", lambda x, y: x.expand_as(y), lambda x, y: np.broadcast_to(x, y.shape),
+       (((3,), (2, 3)),)),
+    Op("view_as", lambda x, y: x.view_as(y), lambda x, y: x.reshape(y.shape), (((6,), (2, 3)),)),
+    Op("reshape_as", lambda x, y: x.reshape_as(y), lambda x, y: x.reshape(y.shape),
+       (((2, 3), (3, 2)),)),
+    Op("sum_to_size", lambda x: x.sum_to_size(1, 3), lambda x: x.sum(0, keepdims=True),
+       (((2, 3),),)),
+    Op("contiguous", lambda x: x.t().contiguous(), lambda x: x.T.copy(), (((2, 3),),)),
+    Op("float_method", lambda x: x.double().float().double(), lambda x: x.astype(np.float32),
+       UNARY[:1], gc_eps=1e-3, gc_atol=1e-4, note="float32 in the middle: coarser differences"),
+    Op("type_as", lambda x, y: x.type_as(y), lambda x, y: x, (((2, 3), (1,)),)),
+    # PyTorch's aliases, each the same op under another name
+    Op("absolute", lambda x: x.absolute(), np.abs, UNARY[:1], NONZERO),
+    Op("negative", lambda x: lib(x).negative(x), np.negative, UNARY[:1]),
+    Op("subtract", lambda x, y: lib(x).subtract(x, y, alpha=2), lambda x, y: x - 2 * y,
+       BINARY[:2]),
+    Op("multiply", lambda x, y: lib(x).multiply(x, y), np.multiply, BINARY[:2]),
+    Op("divide", lambda x, y: lib(x).divide(x, y), np.divide, BINARY[:2], (ANY, NONZERO)),
+    Op("true_divide", lambda x, y: lib(x).true_divide(x, y), np.divide, BINARY[:2],
+       (ANY, NONZERO)),
+    Op("ger", lambda a, b: lib(a).ger(a, b), np.outer, (((2,), (3,)),)),
+    Op("isub", lambda x, y: _inplace_op(x, y, "sub"), np.subtract, BINARY[:2]),
+    Op("imul", lambda x, y: _inplace_op(x, y, "mul"), np.multiply, BINARY[:2]),
+    Op("itruediv", lambda x, y: _inplace_op(x, y, "truediv"), np.divide, BINARY[:2],
+       (ANY, NONZERO)),
+    Op("unary_plus", lambda x: +x, lambda x: x, UNARY[:1]),
+    Op("builtin_abs", lambda x: abs(x), np.abs, UNARY[:1], NONZERO),
 )
 # fmt: on
 

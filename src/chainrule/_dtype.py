@@ -80,6 +80,51 @@ _PICKLE_NAMES = {d.name: ("bool_" if d is bool_ else d.name) for d in _ALL}
 _default_float = float32
 
 
+# How PyTorch's messages name dtypes: ScalarType names, and the C++ types behind them.
+_SCALAR_NAMES = {
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+_C_NAMES = {
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+
+
+def _dtype_key(x: Any) -> str:
+    """The dtype name of a chainrule dtype, a NumPy dtype or a tensor."""
+    if isinstance(x, dtype):
+        return x.name
+    data = getattr(x, "_data", None)
+    return (data.dtype if data is not None else np.dtype(x)).name
+
+
+def scalar_name(x: Any) -> str:
+    """`Float`, `Long`, ...: how PyTorch's messages name a dtype (of a tensor or dtype)."""
+    key = _dtype_key(x)
+    return _SCALAR_NAMES.get(key, key)
+
+
+def c_type_name(x: Any) -> str:
+    """`float`, `long int`, ...: the C++ type name some of PyTorch's checks print."""
+    key = _dtype_key(x)
+    return _C_NAMES.get(key, key)
+
+
 def get_default_dtype() -> dtype:
     """The dtype of tensors made from Python floats (float32 unless changed)."""
     return _default_float

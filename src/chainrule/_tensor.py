@@ -49,31 +49,6 @@ _LEGACY_NAMES = {
 }
 
 
-# How PyTorch's messages name dtypes: ScalarType names, and the C++ types behind them.
-_SCALAR_NAMES = {
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-_C_NAMES = {
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
-
-
 def _type_name(obj: object) -> str:
     """A type's name as CPython's tp_name gives it (extension types with their module)."""
     cls = builtins.type(obj)
@@ -362,8 +337,8 @@ class Tensor:
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     "attempting to assign a gradient with dtype "
-                    f"'{_C_NAMES[value._data.dtype.name]}' to a tensor with grad_dtype "
-                    f"'{_SCALAR_NAMES[self._data.dtype.name]}'. The gradient must match the "
+                    f"'{_dtype.c_type_name(value)}' to a tensor with grad_dtype "
+                    f"'{_dtype.scalar_name(self)}'. The gradient must match the "
                     "tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and "

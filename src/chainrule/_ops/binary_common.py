@@ -42,38 +42,15 @@ __all__ = [
 
 NUMBER = (bool, int, float, np.number, np.bool_)
 
-_LEGACY = {
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-_C = {
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
-
 
 def legacy_name(dt: _dtype.dtype) -> str:
     """`Float`, `Long`, ...: how torch's kernels name a dtype in their errors."""
-    return _LEGACY[dt.name]
+    return _dtype.scalar_name(dt)
 
 
 def c_name(dt: _dtype.dtype) -> str:
     """`float`, `long int`, ...: the C++ type name some of torch's checks print."""
-    return _C[dt.name]
+    return _dtype.c_type_name(dt)
 
 
 def is_number(value: Any) -> bool:

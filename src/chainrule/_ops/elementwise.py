@@ -93,15 +93,29 @@ def _unary(np_fn: Any) -> Any:
 
 # --- add, sub, mul, div ----------------------------------------------------------
 
+
+def _scaled_binary(np_fn: Any) -> Any:
+    """`a op alpha * b`, the forward of add and sub (alpha 1 costs nothing)."""
+    plain = _binary(np_fn)
+
+    def forward(a: np.ndarray, b: np.ndarray, dt: np.dtype, alpha: Any = 1) -> np.ndarray:
+        if alpha != 1:
+            b = np.multiply(b, alpha, dtype=dt, casting="unsafe")
+        return plain(a, b, dt)
+
+    return forward
+
+
 _add = Primitive(
     "AddBackward0",
-    _binary(np.add),
+    _scaled_binary(np.add),
     inputs=("self", "other"),
     grads=(lambda g, n: g, lambda g, n: g if n.alpha == 1 else g * n.alpha),
 )
+_subtract = _scaled_binary(np.subtract)
 _sub = Primitive(
     "SubBackward0",
-    _binary(np.subtract),
+    _subtract,
     inputs=("self", "other"),
     grads=(lambda g, n: g, lambda g, n: -g if n.alpha == 1 else g * -n.alpha),
 )
@@ -146,7 +160,6 @@ def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
         alpha = 1
     elif alpha != 1:
         _check_alpha([a, b], alpha, "add")
-        return _add(a, b * alpha, dt=dt.np, alpha=1)
     return _add(a, b, dt=dt.np, alpha=alpha)
 
 
@@ -155,9 +168,7 @@ def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """input - alpha * other, broadcasting."""
     dt, (a, b) = as_operands(input, other)
     _check_no_bool(dt, input, other)
-    if alpha != 1:
-        return _sub(a, b * alpha, dt=dt.np, alpha=1)
-    return _sub(a, b, dt=dt.np, alpha=1)
+    return _sub(a, b, dt=dt.np, alpha=alpha)
 
 
 subtract = sub
@@ -180,10 +191,20 @@ def _check_no_bool(dt: _dtype.dtype, *values: Any) -> None:
         )
 
 
+_rsub_tensor = Primitive(  # other - alpha * self, both tensors
+    "RsubBackward0",
+    lambda a, b, dt, alpha: _subtract(b, a, dt, alpha),
+    inputs=("self", "other"),
+    grads=(lambda g, n: -g if n.alpha == 1 else g * -n.alpha, lambda g, n: g),
+)
+
+
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """other - alpha * input."""
     if isinstance(other, Tensor):
-        return sub(other, input, alpha=alpha)
+        dt, (a, b) = as_operands(input, other)
+        _check_no_bool(dt, input, other)
+        return _rsub_tensor(a, b, dt=dt.np, alpha=alpha)
     dt, (a, b) = as_operands(input, other)
     _check_no_bool(dt, input, other)
     if alpha != 1:
@@ -337,6 +358,7 @@ def abs(input: Tensor) -> Tensor:
 
 
 absolute = abs
+setattr(Tensor, "absolute", abs)
 
 
 @tensor_method
@@ -464,16 +486,12 @@ def _bitwise(np_fn: Any, name: str) -> Any:
         dt, (a, b) = as_operands(input, other)
         if dt._category == 2:
             raise NotImplementedError(
-                f"\"{name}_cpu\" not implemented for '{_legacy_scalar_name(dt)}'"
+                f"\"{name}_cpu\" not implemented for '{_dtype.scalar_name(dt)}'"
             )
         return Tensor._make(np.asarray(np_fn(a._data.astype(dt.np), b._data.astype(dt.np))))
 
     bitwise.__name__ = name
     return bitwise
-
-
-def _legacy_scalar_name(dt: _dtype.dtype) -> str:
-    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(dt.name, dt.name)
 
 
 bitwise_and = tensor_method(_bitwise(np.bitwise_and, "bitwise_and"))

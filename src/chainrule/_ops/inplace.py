@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from .elementwise import add, div, mul, sub
@@ -74,17 +75,7 @@ def _check_castable(t: Tensor, new: np.ndarray) -> None:
 
 
 def _scalar_name(d: np.dtype) -> str:
-    return {
-        "float16": "Half",
-        "float32": "Float",
-        "float64": "Double",
-        "int8": "Char",
-        "int16": "Short",
-        "int32": "Int",
-        "int64": "Long",
-        "uint8": "Byte",
-        "bool": "Bool",
-    }[d.name]
+    return _dtype.scalar_name(d)
 
 
 _copy_slices = Primitive(

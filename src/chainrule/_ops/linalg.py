@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from .primitive import Primitive, tensor_method
 
@@ -70,9 +71,7 @@ def _same_dtype(name: str, a: Tensor, b: Tensor) -> None:
 
 
 def _dtype_name(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(
-        t._data.dtype.name, t._data.dtype.name
-    )
+    return _dtype.c_type_name(t)
 
 
 @tensor_method
@@ -123,9 +122,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 
 
 def _scalar(t: Tensor) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int"}.get(
-        t._data.dtype.name, t._data.dtype.name
-    )
+    return _dtype.scalar_name(t)
 
 
 @tensor_method

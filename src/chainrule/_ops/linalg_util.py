@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import return_types
+from .. import _dtype, return_types
 from .._tensor import Tensor
 from ..return_types import _structseq
 
@@ -34,23 +34,10 @@ class LinAlgError(RuntimeError):
 
 LinAlgError.__module__ = "chainrule.linalg"
 
-_SCALAR_NAMES = {
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
 
 def scalar_name(t: Tensor | np.dtype) -> str:
     """PyTorch's ScalarType name of a tensor's (or NumPy) dtype: "Float", "Long", ..."""
-    dt = t._data.dtype if isinstance(t, Tensor) else np.dtype(t)
-    return _SCALAR_NAMES.get(dt.name, dt.name)
+    return _dtype.scalar_name(t)
 
 
 def return_type(name: str, fields: tuple[str, ...]) -> Any:

@@ -86,18 +86,12 @@ def mean(
     if not dt.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating "
-            f"point or complex dtype. Got: {_scalar_type_name(dt)}"
+            f"point or complex dtype. Got: {_dtype.scalar_name(dt)}"
         )
     dims = wrap_dims(dim, input.ndim)[: input.ndim]  # a 0-d tensor takes dim 0 or -1
     count = int(np.prod([input._data.shape[d] for d in dims])) if dims else 1
     prim = _mean_all if dim is None else _mean_dim
     return prim(input, dim=dims, keepdim=keepdim, dt=dt.np, self_sizes=input.shape, count=count)
-
-
-def _scalar_type_name(dt: _dtype.dtype) -> str:
-    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char"}
-    names.update({"uint8": "Byte", "bool": "Bool", "float32": "Float", "float64": "Double"})
-    return names.get(dt.name, dt.name)
 
 
 @tensor_method

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from .inplace import apply_inplace
 from .primitive import Primitive
@@ -17,37 +18,15 @@ __all__: list[str] = []
 
 INT_INDEX = ("int32", "int64")
 
-_SCALAR_NAMES = {
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-}
-_C_NAMES = {
-    "uint8": "unsigned char",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-}
-
 
 def scalar_name(t: Tensor) -> str:
     """PyTorch's name of a tensor's dtype in messages (`Float`, `Long`)."""
-    return _SCALAR_NAMES[t._data.dtype.name]
+    return _dtype.scalar_name(t)
 
 
 def c_name(t: Tensor) -> str:
     """The C++ name of a tensor's dtype, which some PyTorch messages use (`long int`)."""
-    return _C_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+    return _dtype.c_type_name(t)
 
 
 def require_index(

@@ -148,6 +148,8 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 swapaxes = swapdims = transpose
+setattr(Tensor, "swapaxes", transpose)
+setattr(Tensor, "swapdims", transpose)
 
 
 @tensor_method

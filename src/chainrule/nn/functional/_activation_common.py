@@ -12,28 +12,17 @@ from typing import Any
 
 import numpy as np
 
+from ... import _dtype
 from ..._ops.elementwise import where
 from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 
-_SCALAR_NAMES = {
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
 
 def scalar_name(t: Tensor) -> str:
     """A tensor's dtype as PyTorch's messages name it (`Float`, `Long`, ...)."""
-    return _SCALAR_NAMES[t._data.dtype.name]
+    return _dtype.scalar_name(t)
 
 
 def float_only(input: Tensor, kernel: str) -> None:

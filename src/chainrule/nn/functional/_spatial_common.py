@@ -10,28 +10,17 @@ from typing import Any
 
 import numpy as np
 
+from ... import _dtype
 from ..._ops.primitive import Primitive, Rule
 from ..._tensor import Tensor
 from . import _windows
 
 __all__: list[str] = []
 
-_SCALAR_NAMES = {
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
 
 def scalar_name(t: Tensor) -> str:
     """PyTorch's C++ name of a tensor's dtype (`Float`, `Double`, `Long`)."""
-    return _SCALAR_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+    return _dtype.scalar_name(t)
 
 
 def ints(value: Any, n: int, name: str) -> tuple[int, ...]:

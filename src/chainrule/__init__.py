@@ -151,7 +151,14 @@ from .nn.functional._activation_softmax import (
 )
 from ._size import Size
 from ._tensor import Tensor, device
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 # Names that shadow Python builtins are bound last, so the imports above see the builtins.
 float = float32

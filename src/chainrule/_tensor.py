@@ -115,6 +115,7 @@ class Tensor:
         "_grad",
         "_grad_fn",
         "_hooks",
+        "_inference",
         "_output_nr",
         "_requires_grad",
         "_retains_grad",
@@ -131,6 +132,7 @@ class Tensor:
     _base: Tensor | None
     _view_fn: Callable[[Tensor], Tensor] | None
     _retains_grad: bool
+    _inference: bool
     _accumulator: weakref.ref[AccumulateGrad] | None
     _hooks: HookDict | None
 
@@ -191,6 +193,7 @@ class Tensor:
         t._base = None
         t._view_fn = None
         t._retains_grad = False
+        t._inference = grad_mode._state.inference
         t._accumulator = None
         t._hooks = None
         return t
@@ -231,6 +234,10 @@ class Tensor:
     @property
     def is_cuda(self) -> bool:
         return False
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in `inference_mode` (it can never join a graph)."""
+        return self._inference
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
@@ -282,6 +289,7 @@ class Tensor:
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
             )
+        self._check_inference_requires_grad(value)
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -296,8 +304,16 @@ class Tensor:
             raise RuntimeError(_NONLEAF_REQUIRES_GRAD)
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._check_inference_requires_grad(requires_grad)
         self._requires_grad = requires_grad
         return self
+
+    def _check_inference_requires_grad(self, value: bool) -> None:
+        if value and self._inference and not grad_mode._state.inference:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
 
     @property
     def is_leaf(self) -> bool:
@@ -410,6 +426,7 @@ class Tensor:
         """A tensor sharing this one's data and version counter, outside any graph."""
         t = Tensor._make(self._data)
         t._version_counter = self._version_counter
+        t._inference = self._inference
         return t
 
     def detach_(self) -> Tensor:

@@ -54,6 +54,9 @@ def _check_multi_view(t: Tensor, records: bool) -> None:
 
 
 def _check_writable(t: Tensor) -> None:
+    inference = t._inference or (t._base is not None and t._base._inference)
+    if inference and not grad_mode._state.inference:
+        raise RuntimeError(grad_mode._INFERENCE_WRITE)
     if not grad_mode.is_grad_enabled():
         return
     _check_multi_view(t, records=False)

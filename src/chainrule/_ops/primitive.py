@@ -277,6 +277,7 @@ class Primitive:
 def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str, Any]) -> None:
     """Record that `view` aliases `source`, and how to redo the view from the base."""
     view._version_counter = source._version_counter
+    view._inference = source._inference
     view._base = source._base if source._base is not None else source
     parent = source._view_fn
 

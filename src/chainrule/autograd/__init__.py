@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Any
 from . import graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 
@@ -26,7 +33,9 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "graph",
+    "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
     "once_differentiable",
     "set_grad_enabled",

@@ -11,13 +11,21 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = [
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _State(threading.local):
     grad_enabled: bool = True
+    inference: bool = False
 
 
 _state = _State()
@@ -129,3 +137,48 @@ class set_grad_enabled(_GradModeContext, metaclass=_NoArgDecorator):
 
     def clone(self) -> set_grad_enabled:
         return set_grad_enabled(self._enabled)
+
+
+def is_inference_mode_enabled() -> bool:
+    """True inside `inference_mode()`."""
+    return _state.inference
+
+
+_INFERENCE_WRITE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+_INFERENCE_SAVE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+
+
+class inference_mode(_GradModeContext, metaclass=_NoArgDecorator):
+    """Like `no_grad`, and tensors made inside are *inference tensors*.
+
+    An inference tensor can never enter autograd later: saving one for backward,
+    writing into one, or making one require grad outside the mode raises.
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        super().__init__()
+        self.mode = bool(mode)
+        self._prev_inference: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._prev.append(_state.grad_enabled)
+        self._prev_inference.append(_state.inference)
+        if self.mode:
+            _state.grad_enabled = False
+        _state.inference = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        _state.grad_enabled = self._prev.pop()
+        _state.inference = self._prev_inference.pop()
+
+    def clone(self) -> inference_mode:
+        return inference_mode(self.mode)

@@ -204,6 +204,10 @@ class SavedTensor:
     tensor: Tensor | None
 
     def __init__(self, tensor: Tensor, is_output: bool = False) -> None:
+        if tensor._inference:
+            from .grad_mode import _INFERENCE_SAVE
+
+            raise RuntimeError(_INFERENCE_SAVE)
         self.version = tensor._version_counter
         self.expected_version = tensor._version_counter.value
         self.is_output = is_output

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import graph
+from . import functional, graph
 from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -29,6 +29,7 @@ __all__ = [
     "Variable",
     "backward",
     "enable_grad",
+    "functional",
     "grad",
     "gradcheck",
     "gradgradcheck",

@@ -63,6 +63,7 @@ NOT_OPS_TOP = frozenset(
         "get_printoptions", "set_printoptions",
         # grad modes
         "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+        "inference_mode", "is_inference_mode_enabled",
         # questions answered with a Python value
         "is_tensor", "numel", "allclose", "equal",
     }
@@ -76,7 +77,7 @@ NOT_OPS_TENSOR = frozenset(
         # questions answered with a Python value, and conversions out of chainrule
         "dim", "ndimension", "nelement", "element_size", "size", "stride", "data_ptr",
         "is_complex", "is_contiguous", "is_floating_point", "item", "tolist", "numpy",
-        "type", "cpu",
+        "type", "cpu", "is_inference",
     }
 )
 # fmt: on

@@ -267,13 +267,33 @@ _log = Primitive("LogBackward0", _unary(np.log), grads=(lambda g, n: g / n.self,
 _sqrt = Primitive("SqrtBackward0", _unary(np.sqrt), grads=(lambda g, n: g / (2 * n.result),))
 _sin = Primitive("SinBackward0", _unary(np.sin), grads=(lambda g, n: g * n.self.cos(),))
 _cos = Primitive("CosBackward0", _unary(np.cos), grads=(lambda g, n: -g * n.self.sin(),))
+# tanh and sigmoid get their gradients from ops of their own (as PyTorch has), one
+# NumPy expression each, whose own rules give the second derivatives.
+_tanh_backward: Primitive = Primitive(  # g * (1 - y^2)
+    "TanhBackwardBackward0",
+    lambda g, y: g * (1 - y * y),
+    inputs=("grad_output", "output"),
+    grads=(
+        lambda gg, n: _tanh_backward(gg, n.output),
+        lambda gg, n: -2 * gg * n.grad_output * n.output,
+    ),
+)
+_sigmoid_backward: Primitive = Primitive(  # g * y * (1 - y)
+    "SigmoidBackwardBackward0",
+    lambda g, y: g * (y * (1 - y)),
+    inputs=("grad_output", "output"),
+    grads=(
+        lambda gg, n: _sigmoid_backward(gg, n.output),
+        lambda gg, n: gg * n.grad_output * (1 - 2 * n.output),
+    ),
+)
 _tanh = Primitive(
-    "TanhBackward0", _unary(np.tanh), grads=(lambda g, n: g * (1 - n.result * n.result),)
+    "TanhBackward0", _unary(np.tanh), grads=(lambda g, n: _tanh_backward(g, n.result),)
 )
 _sigmoid = Primitive(
     "SigmoidBackward0",
     _unary(lambda a: _stable_sigmoid(a)),
-    grads=(lambda g, n: g * n.result * (1 - n.result),),
+    grads=(lambda g, n: _sigmoid_backward(g, n.result),),
 )
 _abs = Primitive("AbsBackward0", np.abs, grads=(lambda g, n: g * n.self.sign(),))
 _sign = Primitive(  # PyTorch: sign(nan) = 0, sign(-0.0) = 0, and bools keep their value
@@ -381,6 +401,8 @@ def square(input: Tensor) -> Tensor:
 _pow_scalar = Primitive(  # tensor ** number
     "PowBackward0",
     lambda a, exponent, dt: np.power(a.astype(dt, copy=False), exponent),
+    # x ** (p - 1) is computed even for p = 2, so higher derivatives still depend on x
+    # (PyTorch's graph does the same: d3(x^2)/dx3 is a zero that requires grad).
     grads=(
         lambda g, n: g * 0 if n.exponent == 0 else g * (n.exponent * n.self ** (n.exponent - 1)),
     ),

@@ -18,9 +18,10 @@ _py_sum = sum
 
 def _restore(g: Tensor, n: Any) -> Tensor:
     """A reduced gradient broadcast back over the reduced dims of the input."""
-    if not n.keepdim:
+    if not n.keepdim and len(n.dim) < len(n.self_sizes):
         for d in sorted(n.dim):
             g = g.unsqueeze(d)
+    # (A full reduction's 0-d gradient broadcasts to any shape as it is.)
     return g.expand(n.self_sizes)
 
 

@@ -14,6 +14,7 @@ from . import (
     linalg,
     nn,
     special,
+    utils,
 )
 from ._creation import (
     BoolTensor,
@@ -154,9 +155,12 @@ from ._tensor import Tensor, device
 from .autograd import (
     enable_grad,
     inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
     is_grad_enabled,
     is_inference_mode_enabled,
     no_grad,
+    set_anomaly_enabled,
     set_grad_enabled,
 )
 

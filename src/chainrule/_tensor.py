@@ -391,6 +391,20 @@ class Tensor:
             self._hooks = HookDict()
         return add_hook(self._hooks, hook)
 
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        """`hook(self)` runs after backward has accumulated into this leaf's `.grad`."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        # Kept in the instance dict: most tensors never have one (AccumulateGrad reads it).
+        hooks = self.__dict__.get("_post_accumulate_grad_hooks")
+        if hooks is None:
+            hooks = self.__dict__["_post_accumulate_grad_hooks"] = HookDict()
+        return add_hook(hooks, hook)
+
     def _gradient_edge(self) -> tuple[Node, int]:
         """Where a gradient for this tensor enters the graph."""
         if self._grad_fn is not None:

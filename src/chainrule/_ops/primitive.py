@@ -19,8 +19,15 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd import anomaly_mode as _anomaly
 from ..autograd import grad_mode
-from ..autograd.graph import SECOND_BACKWARD_MESSAGE, Node, SavedTensor, _sequence
+from ..autograd.graph import (
+    SECOND_BACKWARD_MESSAGE,
+    Node,
+    SavedTensor,
+    _saved_hooks,
+    _sequence,
+)
 
 __all__ = [
     "OpNode",
@@ -84,6 +91,8 @@ class OpNode(Node):
         self._seq = next(_sequence)
         self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
         self._retained = self._metadata = None
+        if _anomaly._enabled:
+            _anomaly.record(self)
         self._prim = prim
         self._params = params
         self._input_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
@@ -99,6 +108,9 @@ class OpNode(Node):
                     saved[name] = SavedTensor(t)
         for name, r in zip(prim.outputs, results, strict=True):
             if name in needed:
+                if _saved_hooks.top is not None and r._data.dtype.kind == "f":
+                    # Wired now (the caller does the same next) so pack hooks see the grad_fn.
+                    r._requires_grad, r._grad_fn = True, self
                 saved[name] = SavedTensor(r, is_output=True)
         self._saved: dict[str, Any] | None = saved
         self._output_meta = (

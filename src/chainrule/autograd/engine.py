@@ -8,9 +8,12 @@ gradient, later-created nodes first (as PyTorch orders them).
 from __future__ import annotations
 
 import heapq
+import itertools
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from . import anomaly_mode as _anomaly
 from . import grad_mode
 from .graph import AccumulateGrad, Node, tensor_type
 
@@ -20,6 +23,29 @@ if TYPE_CHECKING:
 __all__ = ["run_backward", "validate_grads"]
 
 Edge = tuple[Node, int]
+
+
+class GraphTask:
+    """The backward pass now running on this thread: an id unique per pass, and the
+    nodes that will receive gradients in it (for `register_multi_grad_hook`)."""
+
+    __slots__ = ("executes", "id")
+
+    def __init__(self, executes: set[Node]) -> None:
+        self.id = next(_task_ids)
+        self.executes = executes
+
+    def will_execute(self, node: Node | None) -> bool:
+        return node is not None and node in self.executes
+
+
+_task_ids = itertools.count(1)
+_current = threading.local()
+
+
+def current_graph_task() -> GraphTask | None:
+    """The innermost backward pass running on this thread, or None."""
+    return getattr(_current, "task", None)
 
 
 def _collect(
@@ -162,11 +188,16 @@ def run_backward(
     ready = [(-n._seq, id(n), n) for n in root_nodes if deps.get(n, 0) == 0]
     heapq.heapify(ready)
 
+    prev_task = current_graph_task()
+    _current.task = GraphTask(leads if leads is not None else runs)
     prev_mode = grad_mode.is_grad_enabled()
     grad_mode._set(create_graph)
+    prev_evaluating = _anomaly._evaluating.node
     try:
         while ready:
             node = heapq.heappop(ready)[2]
+            if _anomaly._enabled:
+                _anomaly._evaluating.node = node  # the parent of nodes made from here
             grads = buffers.pop(node, None) or [None]
             if (
                 node._tensor_pre_hooks
@@ -188,6 +219,8 @@ def run_backward(
                     grad_inputs = [None] * len(node._next)
                 if not retain_graph:
                     node._release()
+                if _anomaly._enabled and _anomaly._check_nan:
+                    _anomaly.check_nan(node, grad_inputs)
             else:
                 grad_inputs = [None] * len(node._next)
             for (child, nr), gi in zip(node._next, grad_inputs, strict=True):
@@ -199,8 +232,15 @@ def run_backward(
                 deps[child] = left
                 if left == 0:
                     heapq.heappush(ready, (-child._seq, id(child), child))
+    except Exception:
+        if _anomaly._enabled:
+            # `node` is the one being run (the loop starts by popping one).
+            _anomaly.print_stack(node)  # where the failing node was made, then its parents
+        raise
     finally:
+        _current.task = prev_task
         grad_mode._set(prev_mode)
+        _anomaly._evaluating.node = prev_evaluating
     return captured
 
 

@@ -35,13 +35,23 @@ class FunctionCtx:
         self._saved_for_forward = tensors
 
     def mark_dirty(self, *tensors: Any) -> None:
+        # PyTorch's messages end this way (their argument index is missing).
+        _check_tensors(tensors, "mark_dirty can only accept variables, but argument ")
         self._dirty = tensors
 
     def mark_non_differentiable(self, *tensors: Any) -> None:
+        _check_tensors(tensors, "mark_non_differentiable only accepts variable arguments, but got ")
         self._non_differentiable = tensors
 
     def set_materialize_grads(self, value: bool) -> None:
         self.materialize_grads = value
+
+
+def _check_tensors(tensors: tuple[Any, ...], message: str) -> None:
+    from .._tensor import Tensor
+
+    if not all(isinstance(t, Tensor) for t in tensors):
+        raise RuntimeError(message)
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -84,8 +94,9 @@ class BackwardCFunction(Node, FunctionCtx):
 
         grads = list(grad_outputs) + [None] * (len(self._output_meta) - len(grad_outputs))
         if self.materialize_grads:
+            # Non-tensor outputs (no dtype) keep a None gradient.
             grads = [
-                zeros(shape, dtype=dtype) if g is None else g
+                zeros(shape, dtype=dtype) if g is None and dtype is not None else g
                 for g, (shape, dtype) in zip(grads, self._output_meta, strict=True)
             ]
         result = self._forward_cls.backward(self, *grads)
@@ -169,28 +180,39 @@ class Function(metaclass=FunctionMeta):
             else:
                 output = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(output, tuple)
-        outputs = (output,) if single else output
-        outputs = tuple(_own_output(o, args, ctx) for o in outputs)
+        raw = (output,) if single else output
+        for t in ctx._dirty:  # the in-place change the forward made counts as one more
+            t._version_counter.value += 1
+        outputs = tuple(_own_output(o, args, ctx, recording) for o in raw)
         if recording:
-            _connect(ctx, [args[i] for i in positions], outputs)
+            _connect(ctx, [args[i] for i in positions], outputs, raw)
         else:
             ctx._saved = [_save(t, ()) for t in ctx._to_save]
         ctx._to_save = ()
         return outputs[0] if single else outputs
 
 
-def _own_output(out: Any, args: tuple[Any, ...], ctx: BackwardCFunction) -> Any:
-    """An input returned unchanged (and not marked dirty) comes back as a new alias."""
+def _own_output(out: Any, args: tuple[Any, ...], ctx: BackwardCFunction, recording: bool) -> Any:
+    """An input returned unchanged (and not marked dirty) comes back as a new alias.
+
+    Without a graph being recorded, a dirty input that requires grad also comes
+    back as an alias (one that does not require grad), as in PyTorch.
+    """
     from .._tensor import Tensor
 
-    if isinstance(out, Tensor) and _among(out, args) and not _among(out, ctx._dirty):
+    if not isinstance(out, Tensor) or not _among(out, args):
+        return out
+    if not _among(out, ctx._dirty) or (not recording and out._requires_grad):
         alias = Tensor._make(out._data)
         alias._version_counter = out._version_counter
         return alias
     return out
 
 
-def _connect(ctx: BackwardCFunction, inputs: list[Any], outputs: tuple[Any, ...]) -> None:
+def _connect(
+    ctx: BackwardCFunction, inputs: list[Any], outputs: tuple[Any, ...], raw: tuple[Any, ...]
+) -> None:
+    """Make `outputs` (`raw`, what forward returned, after aliasing) outputs of `ctx`."""
     from .._tensor import Tensor
 
     ctx._next = tuple(t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs)
@@ -201,7 +223,7 @@ def _connect(ctx: BackwardCFunction, inputs: list[Any], outputs: tuple[Any, ...]
             meta.append(((), None))
             continue
         meta.append((out._data.shape, out.dtype))
-        if _among(out, ctx._non_differentiable):
+        if _among(raw[nr], ctx._non_differentiable):
             continue
         if not out.is_floating_point():
             continue
@@ -211,8 +233,6 @@ def _connect(ctx: BackwardCFunction, inputs: list[Any], outputs: tuple[Any, ...]
                 "a leaf Variable that requires grad has been used in an in-place operation."
             )
         out._grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
-        if dirty:
-            out._version_counter.value += 1
     ctx._output_meta = tuple(meta)
     ctx._saved = [_save(t, outputs) for t in ctx._to_save]
 
@@ -228,12 +248,48 @@ def _save(t: Any, outputs: tuple[Any, ...]) -> SavedTensor | None:
     return SavedTensor(t, is_output=_among(t, outputs))
 
 
+ONCE_DIFFERENTIABLE_MESSAGE = (
+    "trying to differentiate twice a function that was marked with @once_differentiable"
+)
+
+
+class Error(Node):
+    """Stands in the graph of a once-differentiable backward's results; raises if reached."""
+
+    def _apply(self, grad_outputs: list[Any], needed: Sequence[bool] | None = None) -> Any:
+        raise RuntimeError(ONCE_DIFFERENTIABLE_MESSAGE)
+
+
 def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Run a backward with grad mode off: its results cannot be differentiated again."""
+    """Run a backward with grad mode off: its results cannot be differentiated again.
+
+    When a graph is being built (create_graph) and a grad_output requires grad,
+    the results come back requiring grad through an `Error` node, so that a
+    later backward through them raises, as in PyTorch.
+    """
+    from .._tensor import Tensor
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
         with grad_mode.no_grad():
-            return fn(ctx, *args)
+            result = fn(ctx, *args)
+        if not grad_mode.is_grad_enabled() or not any(
+            isinstance(a, Tensor) and a._requires_grad for a in args
+        ):
+            return result
+        single = not isinstance(result, tuple)
+        results = (result,) if single else result
+        edges = []
+        for r in results:
+            if isinstance(r, Tensor):  # a fresh leaf per result, as PyTorch's DelayedError
+                edges.append(Tensor._make(r._data, True)._gradient_edge())
+        err = Error(tuple(edges))
+        wrapped: list[Any] = []
+        for r in results:
+            if isinstance(r, Tensor) and r.is_floating_point():
+                wrapped.append(Tensor._make(r._data, True, err, len(wrapped)))
+            else:
+                wrapped.append(r)
+        return wrapped[0] if single else tuple(wrapped)
 
     return wrapper

@@ -10,6 +10,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
+from typing import Any
+
+import pytest
 from hypothesis import settings
 
 # ci: quick, for every push; dev (default): local runs; thorough: on demand.
@@ -21,3 +24,9 @@ settings.register_profile("thorough", max_examples=1000, deadline=None)
 # CI machines set CI=true; they get the quick profile unless one is named.
 _default = "ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev"
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _default))
+
+
+@pytest.fixture(scope="module")
+def torch() -> Any:
+    """Real PyTorch, the oracle; tests that take this fixture skip where it is missing."""
+    return pytest.importorskip("torch")

@@ -30,11 +30,6 @@ def scenario(fn: Scenario) -> Scenario:
     return fn
 
 
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
 @pytest.fixture(autouse=True)
 def _grad_mode_restored() -> Iterator[None]:
     yield

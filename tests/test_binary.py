@@ -22,11 +22,6 @@ from chainrule._ops.binary import xlog1py as chainrule_xlog1py
 NAN, INF = float("nan"), float("inf")
 
 
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
 def outcome(lib: Any, program: Callable[[Any], Any]) -> tuple[Any, ...]:
     """What `program(lib)` gives: a tensor's description, a value, or the error's first line."""
     try:

@@ -19,11 +19,6 @@ import chainrule
 from chainrule.autograd import grad, gradcheck, gradgradcheck
 
 
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
 def T(lib: Any, a: Any, dtype: str = "float64", requires_grad: bool = False) -> Any:
     return lib.tensor(np.asarray(a).astype(dtype), requires_grad=requires_grad)
 

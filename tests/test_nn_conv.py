@@ -20,11 +20,6 @@ import chainrule.nn.functional as F
 from chainrule.autograd import gradcheck, gradgradcheck
 
 
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
 def rand(*shape: int, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape)
 

@@ -15,11 +15,6 @@ import chainrule
 import chainrule.nn.functional as CF
 
 
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
 def both(torch: Any) -> tuple[Any, Any]:
     return chainrule, torch
 

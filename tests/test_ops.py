@@ -28,11 +28,6 @@ DTYPES = ["float32", "float64"]
 RTOL64, ATOL64 = 1e-10, 1e-12
 
 
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
 # --- inputs -------------------------------------------------------------------------------
 
 

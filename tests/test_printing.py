@@ -39,11 +39,6 @@ def _default_printoptions() -> Iterator[None]:
     set_printoptions(profile="default")
 
 
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
 def f32(values: Any) -> np.ndarray:
     return np.array(values, dtype=np.float32)
 

@@ -19,12 +19,6 @@ import chainrule
 from chainrule.autograd import grad, gradcheck, gradgradcheck
 from reductions_support import INF, NAN, check, lib_of, numpy_of
 
-
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
 # --- named tuples -------------------------------------------------------------------------
 
 

@@ -21,11 +21,6 @@ from reductions_support import INF, check, lib_of, outputs
 MATRIX = [[1.0, -3.0, 3.0, 0.5], [2.0, 0.0, 2.5, -1.0], [4.0, 1.0, -2.0, 0.25]]
 
 
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
 # --- errors -------------------------------------------------------------------------------
 
 EMPTY: list[float] = []

@@ -25,11 +25,6 @@ from chainrule.autograd import gradcheck, gradgradcheck
 Scenario = Callable[[Any], Any]
 
 
-@pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
 def normalize(obj: Any, m: Any) -> Any:
     """A comparable form of a scenario's result."""
     if isinstance(obj, m.Tensor):

@@ -21,11 +21,6 @@ INF, NAN = math.inf, math.nan
 
 
 @pytest.fixture(scope="module")
-def torch() -> Any:
-    return pytest.importorskip("torch")
-
-
-@pytest.fixture(scope="module")
 def mpmath() -> Any:
     return pytest.importorskip("mpmath")
 

@@ -108,6 +108,35 @@ def _check_v(v: tuple[Tensor, ...], ref: tuple[Tensor, ...], ref_is_tuple: bool)
             )
 
 
+_V_FOR_INPUT = (
+    "The vector v can only be None if the input to the user-provided function is a single "
+    "Tensor with a single element."
+)
+_V_FOR_OUTPUT = (
+    "The vector v can only be None if the user-provided function returns a single Tensor "
+    "with a single element."
+)
+
+
+def _vector(
+    v: Any,
+    ref: tuple[Tensor, ...],
+    ref_is_tuple: bool,
+    create_graph: bool,
+    fn_name: str,
+    missing: str,
+) -> tuple[Tensor, ...] | None:
+    """The checked vector `v` matching `ref`; None is allowed only for one 1-element tensor."""
+    if v is None:
+        if len(ref) != 1 or ref[0].nelement() != 1:
+            raise RuntimeError(missing)
+        return None
+    _, vs = _to_tuple(v, "v", fn_name)
+    vs = _prepare(vs, create_graph, need_graph=False)
+    _check_v(vs, ref, ref_is_tuple)
+    return vs
+
+
 def _strict_outputs(outputs: Sequence[Tensor], strict: bool) -> None:
     if strict:
         for i, out in enumerate(outputs):
@@ -214,16 +243,7 @@ def vjp(
         ins = _prepare(ins, create_graph, need_graph=True)
         out_tuple, outs = _to_tuple(func(*ins), "outputs of the user-provided function", "vjp")
         _strict_outputs(outs, strict)
-        vs: tuple[Tensor, ...] | None = None
-        if v is not None:
-            _, vs = _to_tuple(v, "v", "vjp")
-            vs = _prepare(vs, create_graph, need_graph=False)
-            _check_v(vs, outs, out_tuple)
-        elif len(outs) != 1 or outs[0].nelement() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the user-provided function returns a single "
-                "Tensor with a single element."
-            )
+        vs = _vector(v, outs, out_tuple, create_graph, "vjp", _V_FOR_OUTPUT)
         res = _vjp_raw(outs, ins, vs, create_graph)
         grads = _zeros_for_missing(res, ins, strict, create_graph, "back")
     return (
@@ -256,16 +276,7 @@ def jvp(
     with enable_grad():
         in_tuple, ins = _to_tuple(inputs, "inputs", "jvp")
         ins = _prepare(ins, create_graph, need_graph=True)
-        vs: tuple[Tensor, ...] | None = None
-        if v is not None:
-            _, vs = _to_tuple(v, "v", "jvp")
-            vs = _prepare(vs, create_graph, need_graph=False)
-            _check_v(vs, ins, in_tuple)
-        elif len(ins) != 1 or ins[0].nelement() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided function is a "
-                "single Tensor with a single element."
-            )
+        vs = _vector(v, ins, in_tuple, create_graph, "jvp", _V_FOR_INPUT)
         out_tuple, outs = _to_tuple(func(*ins), "outputs of the user-provided function", "jvp")
         _strict_outputs(outs, strict)
         us, jtu = _linearize(outs, ins, strict, create_graph)
@@ -461,16 +472,7 @@ def _hessian_setup(
     """Common part of `vhp` and `hvp`: checked inputs, output, `v` and the gradient."""
     in_tuple, ins = _to_tuple(inputs, "inputs", fn_name)
     ins = _prepare(ins, create_graph, need_graph=True)
-    vs: tuple[Tensor, ...] | None = None
-    if v is not None:
-        _, vs = _to_tuple(v, "v", fn_name)
-        vs = _prepare(vs, create_graph, need_graph=False)
-        _check_v(vs, ins, in_tuple)
-    elif len(ins) != 1 or ins[0].nelement() != 1:
-        raise RuntimeError(
-            "The vector v can only be None if the input to the user-provided function is a "
-            "single Tensor with a single element."
-        )
+    vs = _vector(v, ins, in_tuple, create_graph, fn_name, _V_FOR_INPUT)
     out_tuple, outs = _to_tuple(func(*ins), "outputs of the user-provided function", fn_name)
     _strict_outputs(outs, strict)
     if out_tuple:

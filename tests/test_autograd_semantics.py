@@ -19,30 +19,15 @@ import numpy as np
 import pytest
 
 import chainrule
+from torch_compare import Scenario, as_torch_text, first_line, registry
 
-Scenario = Callable[[Any], Any]
-SCENARIOS: list[Scenario] = []
-
-
-def scenario(fn: Scenario) -> Scenario:
-    """Register `fn(m)` to be compared between chainrule and torch."""
-    SCENARIOS.append(fn)
-    return fn
+SCENARIOS, scenario = registry()
 
 
 @pytest.fixture(autouse=True)
 def _grad_mode_restored() -> Iterator[None]:
     yield
     chainrule.set_grad_enabled(True)
-
-
-def as_torch_text(text: str) -> str:
-    return text.replace("chainrule.", "torch.")
-
-
-def first_line(exc: BaseException) -> str:
-    lines = str(exc).splitlines()
-    return as_torch_text(lines[0]) if lines else ""
 
 
 def normalize(obj: Any, m: Any) -> Any:

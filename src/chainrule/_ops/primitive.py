@@ -27,6 +27,7 @@ from ..autograd.graph import (
     SavedTensor,
     _saved_hooks,
     _sequence,
+    node_watchers,
 )
 
 __all__ = [
@@ -116,6 +117,9 @@ class OpNode(Node):
         self._output_meta = (
             tuple([(r._data.shape, r._data.dtype) for r in results]) if len(results) > 1 else ()
         )
+        if node_watchers:
+            for watch in node_watchers:
+                watch(self, results)
 
     def __getattr__(self, name: str) -> Any:
         # Called only when normal lookup fails: saved tensors, then parameters.

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import anomaly_mode as _anomaly
 from . import grad_mode
-from .graph import AccumulateGrad, Node, tensor_type
+from .graph import AccumulateGrad, Node, backward_watchers, tensor_type
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -215,6 +215,9 @@ def run_backward(
                     grad_inputs = validate_grads(node, node._apply(grads, needed))
                     if node._hooks:
                         grad_inputs = _call_post_hooks(node, grad_inputs, grads)
+                    if backward_watchers:
+                        for watch in backward_watchers:
+                            watch(node, grads, grad_inputs)
                 else:
                     grad_inputs = [None] * len(node._next)
                 if not retain_graph:

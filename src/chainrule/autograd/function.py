@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import grad_mode
-from .graph import SECOND_BACKWARD_MESSAGE, Node, SavedTensor
+from .graph import SECOND_BACKWARD_MESSAGE, Node, SavedTensor, node_watchers
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
 
@@ -235,6 +235,9 @@ def _connect(
         out._grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
     ctx._output_meta = tuple(meta)
     ctx._saved = [_save(t, outputs) for t in ctx._to_save]
+    if node_watchers:
+        for watch in node_watchers:
+            watch(ctx, [o for o in outputs if isinstance(o, Tensor)])
 
 
 def _among(t: Any, items: Sequence[Any]) -> bool:

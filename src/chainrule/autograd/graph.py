@@ -39,6 +39,15 @@ Edge = tuple["Node | None", int]
 _sequence = itertools.count()
 _handle_ids = itertools.count()
 
+# Watchers of the graph, for tools that show it (chainrule.viz). Lists mutated in
+# place, so modules may import them; empty lists cost one truth test per node.
+# `node_watchers`: fn(node, outputs) when a node is recorded with its outputs.
+# `backward_watchers`: fn(node, grad_outputs, grad_inputs) after a node runs in backward.
+node_watchers: list[Callable[[Node, Sequence[Tensor]], None]] = []
+backward_watchers: list[
+    Callable[[Node, Sequence[Tensor | None], Sequence[Tensor | None]], None]
+] = []
+
 SECOND_BACKWARD_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "

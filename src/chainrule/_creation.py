@@ -471,3 +471,56 @@ ShortTensor = _legacy("ShortTensor", _dtype.int16)
 CharTensor = _legacy("CharTensor", _dtype.int8)
 ByteTensor = _legacy("ByteTensor", _dtype.uint8)
 BoolTensor = _legacy("BoolTensor", _dtype.bool_)
+
+
+# --- Tensor.new_*: factories whose dtype defaults to the tensor's own ----------------
+
+
+def _new_dtype(self: Tensor, dtype: Any) -> Any:
+    return dtype if dtype is not None else _dtype.from_numpy_dtype(self._data.dtype)
+
+
+def _new_tensor(
+    self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+            "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+        data = data._data
+    return tensor(data, dtype=_new_dtype(self, dtype), device=device, requires_grad=requires_grad)
+
+
+def _new_factory(make: Any, name: str) -> Any:
+    def method(
+        self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+    ) -> Tensor:
+        dt = _new_dtype(self, dtype)
+        return make(*size, dtype=dt, device=device, requires_grad=requires_grad)
+
+    method.__name__ = name
+    return method
+
+
+def _new_full(
+    self: Tensor,
+    size: Sequence[int],
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    return full(
+        size, fill_value, dtype=_new_dtype(self, dtype), device=device, requires_grad=requires_grad
+    )
+
+
+Tensor.new_tensor = _new_tensor  # type: ignore[attr-defined]
+Tensor.new_full = _new_full  # type: ignore[attr-defined]
+for _name, _make in (("new_zeros", zeros), ("new_ones", ones), ("new_empty", empty)):
+    setattr(Tensor, _name, _new_factory(_make, _name))

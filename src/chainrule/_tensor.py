@@ -18,6 +18,7 @@ from . import _dtype
 from ._dtype import dtype as DType
 from ._printing import format_tensor
 from ._size import Size
+from .autograd import forward_ad as _forward_ad
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, HookDict, Node, RemovableHandle, add_hook
 
@@ -552,6 +553,11 @@ class Tensor:
             suffixes.append(f"grad_fn=<{builtins.type(self._grad_fn).__name__}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
+        tangent = _forward_ad.tangent_of(self)
+        if tangent is not None:
+            # As PyTorch: a 0-d tangent prints as a Python number.
+            shown = repr(tangent._data.item()) if tangent.ndim == 0 else repr(tangent)
+            suffixes.append(f"tangent={shown}")
         return format_tensor(self._data, suffixes, show_dtype=repr(d) if show else None)
 
     __str__ = __repr__

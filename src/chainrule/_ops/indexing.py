@@ -32,6 +32,7 @@ def _index_pair(name: str, view: bool) -> Primitive:
         scatter,
         inputs=("grad",),
         grads=(lambda g, n: forward(g, key=n.key, self_sizes=None, advanced=n.advanced),),
+        tangent="linear",
     )
     forward = Primitive(
         name,
@@ -39,6 +40,7 @@ def _index_pair(name: str, view: bool) -> Primitive:
         (lambda a, key, **_: a[(*key, Ellipsis)]) if view else (lambda a, key, **_: a[key]),
         grads=(lambda g, n: backward(g, key=n.key, self_sizes=n.self_sizes, advanced=n.advanced),),
         view=view,
+        tangent="linear",
     )
     return forward
 
@@ -48,6 +50,13 @@ _slice = _index_pair("SliceBackward0", view=True)
 _index = _index_pair("IndexBackward0", view=False)
 # `x[...]`, `x[()]`, `x[:, :]`: an index that keeps everything is an alias (a plain view).
 _alias = Primitive("AliasBackward0", lambda a: a.view(), grads=(lambda g, n: g,), view=True)
+# The primal `forward_ad.unpack_dual` gives back: an alias named as PyTorch names it.
+_identity = Primitive("Identity", lambda a: a.view(), grads=(lambda g, n: g,), view=True)
+
+
+def identity_view(t: Tensor) -> Tensor:
+    """A view of all of `t` whose grad_fn is `Identity`."""
+    return _identity(t)
 
 
 def index_key(index: Any) -> tuple[Any, ...]:

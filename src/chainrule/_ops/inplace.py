@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd import forward_ad as _forward_ad
 from ..autograd import grad_mode
 from .elementwise import add, div, mul, sub
 from .indexing import index_key
@@ -141,18 +142,62 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
         new = compute(t)
         _check_castable(t, new._data)
         t._data[...] = new._data
+        _update_tangent(t, new, ...)
         t._version_counter.value += 1
         return t
     old = Tensor._make(t._data.copy(), t._requires_grad, t._grad_fn, t._output_nr)
+    if _forward_ad._active and (tangent := _forward_ad.tangent_of(t)) is not None:
+        # A copy: `t`'s tangent is about to be overwritten, and nodes may save `old`.
+        _forward_ad.set_tangent(old, _forward_ad._without_push(tangent.clone))
     new = compute(old)
     _check_castable(t, new._data)
     if new._requires_grad:
         _check_multi_view(t, records=True)
     t._data[...] = new._data
+    _update_tangent(t, new, ...)
     if new._requires_grad or t._requires_grad:
         _rebase(t, new)
     t._version_counter.value += 1
     return t
+
+
+def _update_tangent(t: Tensor, src: Tensor, key: Any) -> None:
+    """Forward mode: write `src`'s tangent (zeros if it has none) into `t`'s, at `key`.
+
+    `t`'s tangent is updated in place, so a view's tangent stays a view of its base's.
+    """
+    if not _forward_ad._active:
+        return
+    new = _forward_ad.tangent_of(src)
+    if new is None and _forward_ad.tangent_of(t) is None:
+        return
+    target = _tangent_to_write(t)
+    if new is not None and (new._requires_grad or target._requires_grad):
+        region = target if key is ... else target[key]  # keep the tangent's own graph
+        _forward_ad._without_push(lambda: region.copy_(new))
+        return
+    target._data[key] = 0 if new is None else new._data
+
+
+def _tangent_to_write(t: Tensor) -> Tensor:
+    """`t`'s tangent, made (zeros) when missing; a view's is a view of its base's."""
+    from .._creation import zeros_like
+
+    tangent = _forward_ad.tangent_of(t)
+    if tangent is not None:
+        return tangent
+    if t._base is None:
+        tangent = zeros_like(t)
+    else:
+        base, view_fn = t._base, t._view_fn
+        assert view_fn is not None
+        base_tangent = _forward_ad.tangent_of(base)
+        if base_tangent is None:
+            base_tangent = zeros_like(base)
+            _forward_ad.set_tangent(base, base_tangent)
+        tangent = _forward_ad._without_push(lambda: view_fn(base_tangent))
+    _forward_ad.set_tangent(t, tangent)
+    return tangent
 
 
 def _writes_view(key: tuple[Any, ...]) -> bool:
@@ -235,6 +280,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
             regenerated = view_fn(base)
             t._grad_fn, t._output_nr = regenerated._grad_fn, regenerated._output_nr
             t._requires_grad = True
+    _update_tangent(t, src, key)
     t._version_counter.value += 1
 
 

@@ -18,7 +18,7 @@ from .linalg_util import (
     return_type,
     scalar_name,
 )
-from .primitive import Primitive, tensor_method
+from .primitive import Primitive, tensor_method, tracks
 
 __all__ = ["pinverse", "svd"]
 
@@ -80,7 +80,7 @@ def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Any:
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
     """The eigenvalues of a symmetric matrix, ascending."""
     _check_eigh("linalg.eigh", A, UPLO)
-    if A.requires_grad:
+    if tracks(A):
         return _eigh(A, UPLO=UPLO)[0]
     return Tensor._make(np.linalg.eigvalsh(A._data, UPLO="U" if UPLO == "U" else "L"))
 
@@ -147,7 +147,7 @@ def linalg_svd(
 def svdvals(A: Tensor, *, driver: str | None = None, out: Any = None) -> Tensor:
     """The singular values of A, descending."""
     _check_svd(A)
-    if A.requires_grad:
+    if tracks(A):
         return _svd(A, full_matrices=False)[1]
     return Tensor._make(np.linalg.svd(A._data, compute_uv=False))
 
@@ -159,7 +159,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any =
     if compute_uv:
         u, s, vh = _svd(input, full_matrices=not some)
         return _TorchSvd((u, s, vh.mT))
-    s = _svd(input, full_matrices=False)[1] if input.requires_grad else svdvals(input)
+    s = _svd(input, full_matrices=False)[1] if tracks(input) else svdvals(input)
     m, n = input._data.shape[-2:]
     batch = input._data.shape[:-2]
     zeros = [Tensor._make(np.zeros((*batch, k, k), dtype=input._data.dtype)) for k in (m, n)]

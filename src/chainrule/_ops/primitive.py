@@ -20,6 +20,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import anomaly_mode as _anomaly
+from ..autograd import forward_ad as _forward_ad
 from ..autograd import grad_mode
 from ..autograd.graph import (
     SECOND_BACKWARD_MESSAGE,
@@ -37,11 +38,18 @@ __all__ = [
     "as_operands",
     "scalar_tensor",
     "tensor_method",
+    "tracks",
     "wrap_dim",
     "wrap_dims",
 ]
 
 Rule = Callable[[Tensor, "OpNode"], Tensor | None]
+
+
+def tracks(t: Tensor) -> bool:
+    """Whether an op on `t` must run through its Primitive (not a raw NumPy shortcut):
+    `t` requires grad, or carries a forward-mode tangent."""
+    return t._requires_grad or (_forward_ad._active and _forward_ad.tangent_of(t) is not None)
 
 
 def wrap_dim(dim: int, ndim: int) -> int:
@@ -222,8 +230,15 @@ class Primitive:
         view: bool = False,
         variadic: bool = False,
         outputs: Sequence[str] = ("result",),
+        tangent: str | Callable[..., Any] | None = None,
     ) -> None:
         self.variadic = variadic
+        # How forward mode gets this op's tangent (see forward_ad.push_forward):
+        # "linear" (the op applied to the tangents), "multilinear" (a sum over
+        # inputs, like the product rule), "elementwise" (each reverse rule applied
+        # to its input's tangent: the Jacobian is diagonal), a rule
+        # `tangent(tangents, primals)`, or None: derived by transposing the reverse rules.
+        self.tangent = "linear" if view and tangent is None else tangent
         self.outputs = tuple(outputs)
         if len(grads) != len(inputs):
             raise ValueError(f"{name}: {len(inputs)} inputs but {len(grads)} rules")
@@ -272,6 +287,8 @@ class Primitive:
                     break
         if self.view and np.may_share_memory(data, inputs[0]._data):
             _track_view(result, inputs[0], self, params)
+        if _forward_ad._active:
+            _forward_ad.push_forward(self, inputs, params, (result,))
         return result
 
     def _finish_many(
@@ -287,6 +304,8 @@ class Primitive:
             for r in results:
                 if r._data.dtype.kind == "f":
                     r._requires_grad, r._grad_fn = True, node
+        if _forward_ad._active:
+            _forward_ad.push_forward(self, inputs, params, results)
         return results
 
 

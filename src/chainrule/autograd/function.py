@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import grad_mode
+from . import forward_ad, grad_mode
 from .graph import SECOND_BACKWARD_MESSAGE, Node, SavedTensor, node_watchers
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
@@ -70,6 +70,8 @@ class BackwardCFunction(Node, FunctionCtx):
         self._input_meta: tuple[Any, ...] = ()
         self._output_meta: tuple[Any, ...] = ()
         self._tensor_positions: list[int] = []
+        self._saved_for_forward: tuple[Any, ...] | None = None
+        self._in_jvp = False
 
     def __repr__(self) -> str:
         cls = type(self)
@@ -77,6 +79,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
+        if self._in_jvp and self._saved_for_forward is not None:
+            return tuple(self._saved_for_forward)
         if self._saved is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         return tuple(s.unpack(self) if s is not None else None for s in self._saved)
@@ -163,6 +167,14 @@ class Function(metaclass=FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward mode: the outputs' tangents from the inputs' (`ctx.save_for_forward`)."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         from .._tensor import Tensor
@@ -173,7 +185,7 @@ class Function(metaclass=FunctionMeta):
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         recording = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         uses_setup = cls.setup_context is not Function.setup_context
-        with grad_mode.no_grad():
+        with grad_mode.no_grad(), forward_ad._no_push():  # the Function's jvp gives tangents
             if uses_setup:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
@@ -189,7 +201,54 @@ class Function(metaclass=FunctionMeta):
         else:
             ctx._saved = [_save(t, ()) for t in ctx._to_save]
         ctx._to_save = ()
+        if forward_ad._active:
+            _push_forward(cls, ctx, args, outputs)
         return outputs[0] if single else outputs
+
+
+def _push_forward(
+    cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], outputs: tuple[Any, ...]
+) -> None:
+    """Forward mode through a custom Function: its `jvp` maps input tangents to output ones."""
+    from .._creation import zeros_like
+    from .._tensor import Tensor
+
+    tangents = [forward_ad.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return
+    if cls.jvp is Function.jvp:
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+    if ctx.materialize_grads:  # tensors without a tangent get zeros, as PyTorch passes them
+        tangents = [
+            zeros_like(a) if t is None and isinstance(a, Tensor) and a.is_floating_point() else t
+            for a, t in zip(args, tangents, strict=True)
+        ]
+    ctx._in_jvp = True
+    try:
+        result = forward_ad._without_push(lambda: cls.jvp(ctx, *tangents))
+    finally:
+        ctx._in_jvp = False
+    result = result if isinstance(result, tuple) else (result,)
+    if len(result) != len(outputs):
+        raise RuntimeError(
+            "Function's jvp returned an invalid number of forward gradients (expected "
+            f"{len(outputs)} but got {len(result)})"
+        )
+    for out, tangent in zip(outputs, result, strict=True):
+        if not isinstance(out, Tensor) or tangent is None or not out.is_floating_point():
+            continue
+        if _among(out, ctx._non_differentiable):
+            continue
+        if tangent._data.shape != out._data.shape:
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                f"original Tensor, this is not supported. Tensor is of size {list(out.shape)} "
+                f"while the given forward gradient is of size {list(tangent.shape)}."
+            )
+        forward_ad.set_tangent(out, tangent)
 
 
 def _own_output(out: Any, args: tuple[Any, ...], ctx: BackwardCFunction, recording: bool) -> Any:

@@ -6,10 +6,12 @@ for a tuple; `jacobian` and `hessian` nest one tuple level per such argument). R
 are detached unless `create_graph=True`; an input the outputs do not depend on gets a
 zero result, or an error with `strict=True`.
 
-Everything is built on reverse mode: a Jacobian-vector product is the derivative of a
-vector-Jacobian product ``u -> J^T u`` (linear in ``u``) with respect to ``u``. The
-``vectorize=True`` flag is accepted, but results are computed one row (or column) at a
-time, exactly as with ``vectorize=False``.
+As in PyTorch, `jvp` and `hvp` use the double-vjp trick: a Jacobian-vector product is
+the derivative of the vector-Jacobian product ``u -> J^T u`` (linear in ``u``) with
+respect to ``u``. `jacobian(strategy="forward-mode")` and
+`hessian(outer_jacobian_strategy="forward-mode")` use forward mode
+(`autograd.forward_ad`): one forward pass per input element. ``vectorize=True`` is
+accepted, but rows (or columns) are computed one at a time, as with ``vectorize=False``.
 """
 
 from __future__ import annotations
@@ -321,21 +323,36 @@ def _jacobian_reverse(
 
 
 def _jacobian_forward(
-    outs: tuple[Tensor, ...], ins: tuple[Tensor, ...]
-) -> tuple[tuple[Tensor, ...], ...]:
-    """Column by column: one Jacobian-vector product (double-vjp trick) per input element."""
-    us, jtu = _linearize(outs, ins, strict=False, create_graph=False)
-    cols: list[list[list[Tensor]]] = [[[] for _ in ins] for _ in outs]
+    func: Callable[..., Any], ins: tuple[Tensor, ...]
+) -> tuple[bool, tuple[tuple[Tensor, ...], ...]]:
+    """Column by column: one forward-mode pass of `func` per input element.
+
+    Returns whether `func` returns a tuple, and the Jacobian blocks.
+    """
+    from . import forward_ad
+
+    what = "outputs of the user-provided function"
+    cols: list[list[list[Tensor]]] | None = None
+    outs: tuple[Tensor, ...] = ()
+    out_tuple = False
     for j, inp in enumerate(ins):
         for k in range(inp.nelement()):
             tangent = _zeros_like(inp).reshape(-1)
             tangent[k] = 1
-            vs = [_zeros_like(t) for t in ins]
-            vs[j] = tangent.reshape(inp.shape)
-            res = _vjp_raw(jtu, us, vs, create_graph=False)
-            filled = _zeros_for_missing(res, outs, False, False, "back_trick")
-            for i, col in enumerate(filled):
-                cols[i][j].append(col)
+            with forward_ad.dual_level():
+                duals = [
+                    forward_ad.make_dual(t, tangent.reshape(inp.shape)) if i == j else t
+                    for i, t in enumerate(ins)
+                ]
+                out_tuple, outs = _to_tuple(func(*duals), what, "jacobian")
+                tangents = [forward_ad.unpack_dual(o).tangent for o in outs]
+            if cols is None:
+                cols = [[[] for _ in ins] for _ in outs]
+            for i, (out, tan) in enumerate(zip(outs, tangents, strict=True)):
+                cols[i][j].append(_zeros_like(out) if tan is None else tan)
+    if cols is None:  # no input elements at all: evaluate once for the output shapes
+        out_tuple, outs = _to_tuple(func(*ins), what, "jacobian")
+        cols = [[[] for _ in ins] for _ in outs]
     jac = []
     for i, out in enumerate(outs):
         blocks = []
@@ -347,7 +364,7 @@ def _jacobian_forward(
                 block = _zeros(out.shape + inp.shape, out)
             blocks.append(block)
         jac.append(tuple(blocks))
-    return tuple(jac)
+    return out_tuple, tuple(jac)
 
 
 def jacobian(
@@ -393,17 +410,19 @@ def jacobian(
             )
     with enable_grad():
         in_tuple, ins = _to_tuple(inputs, "inputs", "jacobian")
-        ins = _prepare(ins, create_graph, need_graph=True)
-        out_tuple, outs = _to_tuple(func(*ins), "outputs of the user-provided function", "jacobian")
-        _strict_outputs(outs, strict)
-        if vectorize and strict:
-            raise RuntimeError(
-                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
-                "not supported together. Please either set `strict=False` or `vectorize=False`."
-            )
         if forward:
-            jac = _jacobian_forward(outs, ins)
+            out_tuple, jac = _jacobian_forward(func, ins)
         else:
+            ins = _prepare(ins, create_graph, need_graph=True)
+            out_tuple, outs = _to_tuple(
+                func(*ins), "outputs of the user-provided function", "jacobian"
+            )
+            _strict_outputs(outs, strict)
+            if vectorize and strict:
+                raise RuntimeError(
+                    "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
+                    "not supported together. Please either set `strict=False` or `vectorize=False`."
+                )
             jac = _jacobian_reverse(outs, ins, strict, create_graph)
     res = _restructure(_finish(jac, create_graph), (out_tuple, in_tuple))
     if forward and in_tuple:

@@ -137,7 +137,7 @@ class Node:
     def name(self) -> str:
         n = type(self).__name__
         # PyTorch's hand-written C++ nodes report their namespace.
-        native = ("AccumulateGrad", "CopySlices", "CopyBackwards")
+        native = ("AccumulateGrad", "CopySlices", "CopyBackwards", "Identity")
         return f"torch::autograd::{n}" if n in native else n
 
     @property
@@ -245,6 +245,7 @@ class SavedTensor:
         "hooked",
         "is_output",
         "output_nr",
+        "tangent",
         "tensor",
         "version",
     )
@@ -262,6 +263,8 @@ class SavedTensor:
         self.is_output = is_output
         self.output_nr = tensor._output_nr
         self.hooked: _Packed | None = None
+        # An output's forward-mode tangent, with the level it belongs to (set by forward_ad).
+        self.tangent: tuple[int, Tensor] | None = None
         if _saved_hooks.top is not None:  # the one check on the normal path
             self._pack(tensor, _saved_hooks.top)
         elif is_output:
@@ -281,7 +284,12 @@ class SavedTensor:
         assert self.data is not None
         if self.data.dtype.kind != "f":  # integer outputs (indices) are outside the graph
             return tensor_type()._make(self.data)
-        return tensor_type()._make(self.data, True, node, self.output_nr)
+        out = tensor_type()._make(self.data, True, node, self.output_nr)
+        if self.tangent is not None:
+            from .forward_ad import restore_tangent
+
+            restore_tangent(out, *self.tangent)
+        return out
 
     def _pack(self, tensor: Tensor, hooks: tuple[Callable[..., Any], Callable[..., Any]]) -> None:
         pack_hook, unpack_hook = hooks

@@ -352,7 +352,8 @@ def _transposed(
             shape[2:], strides, pads, dilations, kernel, extra, strict=True
         )
     )
-    if any(s <= 0 for s in size):
+    # As PyTorch, an empty input may give an output of size 0 (not a negative one).
+    if any(s < 0 for s in size) or (0 in size and 0 not in shape):
         pre = (1,) if k == 1 else ()
         raise RuntimeError(
             f"Given input size per channel: {by_x(pre + shape[2:])}. Calculated output size per "

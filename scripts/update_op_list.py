@@ -79,6 +79,8 @@ NOT_OPS_TENSOR = frozenset(
         "dim", "ndimension", "nelement", "element_size", "size", "stride", "data_ptr",
         "is_complex", "is_contiguous", "is_floating_point", "item", "tolist", "numpy",
         "type", "cpu", "is_inference",
+        # factories
+        "new_tensor", "new_zeros", "new_ones", "new_full", "new_empty",
     }
 )
 # fmt: on

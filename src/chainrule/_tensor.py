@@ -96,12 +96,17 @@ CPU = device("cpu")
 
 
 class VersionCounter:
-    """Counts in-place writes; shared by a tensor and its views."""
+    """Counts in-place writes; shared by a tensor and its views.
 
-    __slots__ = ("value",)
+    `views` (weak references) lists the views made with grad mode on: after an
+    in-place write their grad_fn must be remade (see `_ops.inplace.bump_version`).
+    """
+
+    __slots__ = ("value", "views")
 
     def __init__(self) -> None:
         self.value = 0
+        self.views: list[weakref.ref[Tensor]] | None = None
 
 
 class Tensor:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import forward_ad, grad_mode
 from .primitive import OpNode, Primitive, tensor_method, wrap_dim
 from .shape import stack
 
@@ -50,6 +51,23 @@ _slice = _index_pair("SliceBackward0", view=True)
 _index = _index_pair("IndexBackward0", view=False)
 # `x[...]`, `x[()]`, `x[:, :]`: an index that keeps everything is an alias (a plain view).
 _alias = Primitive("AliasBackward0", lambda a: a.view(), grads=(lambda g, n: g,), view=True)
+# The grad_fn a view gets after an in-place write to its base (or another view of it):
+# a gather of the view's elements from the base, whatever views made it.
+_as_strided = _index_pair("AsStridedBackward0", view=False)
+
+
+def regenerate_view_node(view: Tensor) -> None:
+    """Make `view`'s grad_fn take its elements from its base's current place in the graph."""
+    base, view_fn = view._base, view._view_fn
+    assert base is not None and view_fn is not None
+    positions = Tensor._make(np.arange(base._data.size).reshape(base._data.shape))
+    with grad_mode.no_grad(), forward_ad._no_push():
+        key = np.unravel_index(view_fn(positions)._data, base._data.shape)
+    with grad_mode.enable_grad(), forward_ad._no_push():
+        node = _as_strided(base, key=key, self_sizes=base.shape, advanced=True)._grad_fn
+    view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
+
+
 # The primal `forward_ad.unpack_dual` gives back: an alias named as PyTorch names it.
 _identity = Primitive("Identity", lambda a: a.view(), grads=(lambda g, n: g,), view=True)
 

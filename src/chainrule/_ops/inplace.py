@@ -19,7 +19,7 @@ from .._tensor import Tensor
 from ..autograd import forward_ad as _forward_ad
 from ..autograd import grad_mode
 from .elementwise import add, div, mul, sub
-from .indexing import index_key
+from .indexing import index_key, regenerate_view_node
 from .primitive import Primitive, as_operands, tensor_method
 
 __all__ = ["apply_inplace", "setitem"]
@@ -143,7 +143,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
         _check_castable(t, new._data)
         t._data[...] = new._data
         _update_tangent(t, new, ...)
-        t._version_counter.value += 1
+        bump_version(t)
         return t
     old = Tensor._make(t._data.copy(), t._requires_grad, t._grad_fn, t._output_nr)
     if _forward_ad._active and (tangent := _forward_ad.tangent_of(t)) is not None:
@@ -157,8 +157,33 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
     _update_tangent(t, new, ...)
     if new._requires_grad or t._requires_grad:
         _rebase(t, new)
-    t._version_counter.value += 1
+    bump_version(t)
     return t
+
+
+def bump_version(t: Tensor) -> None:
+    """Count an in-place write to `t`, and remake the grad_fn of every view of its memory.
+
+    Note: a view's node takes its values from the base as they were when the view was
+    made; after a write through the base or any view, each view (the written one too)
+    gets an `AsStridedBackward0` node on the base's new place in the graph, as in
+    PyTorch. Views of several outputs (`split`, `unbind`) and views made without grad
+    mode keep theirs.
+    """
+    counter = t._version_counter
+    counter.value += 1
+    if not counter.views:
+        return
+    alive = []
+    for ref in counter.views:
+        view = ref()
+        if view is None:
+            continue
+        alive.append(ref)
+        base = view._base
+        if base is not None and base._requires_grad and "_multi_view" not in view.__dict__:
+            regenerate_view_node(view)
+    counter.views = alive
 
 
 def _update_tangent(t: Tensor, src: Tensor, key: Any) -> None:
@@ -281,7 +306,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
             t._grad_fn, t._output_nr = regenerated._grad_fn, regenerated._output_nr
             t._requires_grad = True
     _update_tangent(t, src, key)
-    t._version_counter.value += 1
+    bump_version(t)
 
 
 setattr(Tensor, "__setitem__", setitem)

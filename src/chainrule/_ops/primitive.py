@@ -12,6 +12,7 @@ Broadcasting and dtype are undone by the engine, after every rule (see
 from __future__ import annotations
 
 import operator
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -311,7 +312,13 @@ class Primitive:
 
 def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str, Any]) -> None:
     """Record that `view` aliases `source`, and how to redo the view from the base."""
-    view._version_counter = source._version_counter
+    counter = view._version_counter = source._version_counter
+    if grad_mode._state.grad_enabled:
+        if counter.views is None:
+            counter.views = []
+        elif len(counter.views) >= 64 and len(counter.views) & (len(counter.views) - 1) == 0:
+            counter.views = [r for r in counter.views if r() is not None]  # at powers of two
+        counter.views.append(weakref.ref(view))
     view._inference = source._inference
     view._base = source._base if source._base is not None else source
     parent = source._view_fn

@@ -1,6 +1,6 @@
 """Hessian-vector product benchmark: chainrule against PyTorch in the same run, one thread each.
 
-    python benchmarks/bench_hvp.py [--repeat N] [--n N]
+    python benchmarks/bench_hvp.py [--repeat N] [--n N [N ...]]
 
 The HVP of f(x) = sum(tanh(W x)^2) by double backward:
 g = autograd.grad(f, x, create_graph=True)[0]; hv = autograd.grad(g, x, v)[0].
@@ -56,14 +56,17 @@ def make_inputs(n: int, dtype: type) -> Inputs:
     )
 
 
-def median_time(fn: Callable[[], object], repeat: int) -> float:
-    fn()  # warm up
-    times = []
+def median_times(fns: list[Callable[[], object]], repeat: int) -> list[float]:
+    """Median time of each function, their runs interleaved so load changes hit all alike."""
+    for fn in fns:
+        fn()  # warm up
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for fn, ts in zip(fns, times, strict=True):
+            start = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - start)
+    return [statistics.median(ts) for ts in times]
 
 
 def check_agreement(inputs: Inputs, torch: ModuleType | None) -> None:
@@ -82,7 +85,7 @@ def check_agreement(inputs: Inputs, torch: ModuleType | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
-    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--n", type=int, nargs="+", default=[1000])
     args = parser.parse_args()
     try:
         import torch
@@ -93,16 +96,23 @@ def main() -> None:
 
     print("| benchmark | chainrule | torch | ratio |")
     print("|---|---:|---:|---:|")
-    for dtype in (np.float64, np.float32):
-        inputs = make_inputs(args.n, dtype)
-        check_agreement(inputs, torch)
-        name = f"Hessian-vector product, n = {args.n} ({np.dtype(dtype).name})"
-        ours = median_time(lambda inputs=inputs: hvp(chainrule, inputs), args.repeat)
-        if torch is None:
-            print(f"| {name} | {ours * 1e3:.2f} ms | n/a | n/a |")
-            continue
-        theirs = median_time(lambda inputs=inputs: hvp(torch, inputs), args.repeat)
-        print(f"| {name} | {ours * 1e3:.2f} ms | {theirs * 1e3:.2f} ms | {ours / theirs:.2f}x |")
+    for n in args.n:
+        for dtype in (np.float64, np.float32):
+            inputs = make_inputs(n, dtype)
+            check_agreement(inputs, torch)
+            name = f"Hessian-vector product, n = {n} ({np.dtype(dtype).name})"
+            libs = [chainrule] if torch is None else [chainrule, torch]
+            fns: list[Callable[[], object]] = [
+                lambda m=m, inputs=inputs: hvp(m, inputs) for m in libs
+            ]
+            times = median_times(fns, args.repeat)
+            if torch is None:
+                print(f"| {name} | {times[0] * 1e3:.2f} ms | n/a | n/a |")
+                continue
+            ours, theirs = times
+            print(
+                f"| {name} | {ours * 1e3:.2f} ms | {theirs * 1e3:.2f} ms | {ours / theirs:.2f}x |"
+            )
 
 
 if __name__ == "__main__":

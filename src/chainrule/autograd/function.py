@@ -31,7 +31,10 @@ class FunctionCtx:
                 )
         self._to_save = tensors
 
+    _saved_for_forward: tuple[Any, ...] | None = None
+
     def save_for_forward(self, *tensors: Any) -> None:
+        """Tensors `jvp` will read as `ctx.saved_tensors` (forward mode)."""
         self._saved_for_forward = tensors
 
     def mark_dirty(self, *tensors: Any) -> None:
@@ -70,7 +73,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._input_meta: tuple[Any, ...] = ()
         self._output_meta: tuple[Any, ...] = ()
         self._tensor_positions: list[int] = []
-        self._saved_for_forward: tuple[Any, ...] | None = None
+        self._saved_for_forward = None
         self._in_jvp = False
 
     def __repr__(self) -> str:

@@ -1,0 +1,258 @@
+"""The graph as one interactive, self-contained HTML page (`to_html`): no network, no CDN.
+
+Python lays the graph out (`_layout`); the page's inline script draws it on a canvas,
+pans and zooms, and shows a clicked node's values, gradients, saved tensors and rule.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._tensor import Tensor
+from ..autograd.graph import Node
+from ._layout import Layout, box_size, layout, paused_gc
+from ._model import Graph, GraphNode, build_graph, input_name, output_count, type_text
+from ._rules import local_derivatives
+from ._summary import summarize
+
+if TYPE_CHECKING:
+    from ._record import Recording
+
+__all__ = ["COLORS", "DETAIL_LIMIT", "graph_html", "to_html"]
+
+KINDS = ("op", "leaf", "tensor", "collapsed")
+# Fill and outline of each kind's boxes, in the drawing and its legend.
+COLORS = {
+    "op": ("#e9ecef", "#868e96"),
+    "leaf": ("#d0ebff", "#339af0"),
+    "tensor": ("#d3f9d8", "#40c057"),
+    "collapsed": ("#fff3bf", "#f59f00"),
+}
+# Values, gradients and rules are embedded for this many nodes (those nearest the roots):
+# beyond it a page would grow by kilobytes per node and take long to write.
+DETAIL_LIMIT = 2000
+
+
+def to_html(
+    t: Tensor | Node | Sequence[Tensor | Node],
+    path: str | Path | None = None,
+    names: Mapping[str, Tensor] | None = None,
+    recording: Recording | None = None,
+    max_depth: int | None = None,
+    title: str | None = None,
+) -> str:
+    """An interactive page drawing the graph behind `t` (a tensor, grad_fn, or several).
+
+    The page is one file that works offline: drag to pan, wheel or +/- to zoom,
+    "fit" to see everything, click a node for its op, value, gradient, saved
+    tensors and local derivative. Op nodes show values and gradients when a
+    `recording` (`with viz.record() as rec:`) watched the forward and backward.
+    With `path`, the page is also written there. `names` maps names to tensors;
+    `max_depth` collapses what lies deeper than that many edges from `t`.
+    """
+    roots = tuple(t) if isinstance(t, list | tuple) else (t,)
+    graph = build_graph(*roots, names=names, recording=recording, max_depth=max_depth)
+    if title is None:
+        first = graph.nodes[graph.roots[0]] if graph.roots else None
+        title = f"Backward graph of {first.label}" if first is not None else "Backward graph"
+    page = graph_html(graph, title, recording)
+    if path is not None:
+        Path(path).write_text(page, encoding="utf-8")
+    return page
+
+
+def graph_html(
+    graph: Graph, title: str = "Backward graph", recording: Recording | None = None
+) -> str:
+    """The page for a built `Graph` (see `to_html`)."""
+    with paused_gc():
+        texts = [_box_lines(node) for node in graph.nodes]
+        drawing = layout(graph, [box_size(lines) for lines in texts])
+        payload = _payload(graph, drawing, texts, recording)
+    return _PAGE.format(
+        title=html.escape(title),
+        stats=html.escape(_stats(graph)),
+        legend=_legend(),
+        css=_asset("viewer.css"),
+        data=_script_json(payload),
+        js=_asset("viewer.js"),
+    )
+
+
+def _box_lines(node: GraphNode) -> list[str]:
+    """The text drawn in a node's box: its title and the type of what it outputs."""
+    if node.kind == "collapsed":
+        return [f"… {node.label}"]
+    if node.kind == "op":
+        title = f"{node.var_name} = {node.name}" if node.var_name else node.name
+    else:
+        title = node.label
+    if node.shape is None and node.dtype is None:
+        return [title]
+    return [title, type_text(node.shape, node.dtype)]
+
+
+def _payload(
+    graph: Graph, drawing: Layout, texts: list[list[str]], recording: Recording | None
+) -> dict[str, Any]:
+    """What the page's script reads: columns of numbers, strings stored once and indexed."""
+    strings: list[str] = []
+    index: dict[str, int] = {}
+
+    def ref(text: str) -> int:
+        k = index.get(text)
+        if k is None:
+            k = index[text] = len(strings)
+            strings.append(text)
+        return k
+
+    kinds = {kind: k for k, kind in enumerate(KINDS)}
+    nodes = graph.nodes
+    boxes = drawing.positions
+    edges = graph.edges
+    return {
+        "kinds": list(KINDS),
+        "colors": [COLORS[kind] for kind in KINDS],
+        "width": drawing.width,
+        "height": drawing.height,
+        "detailLimit": DETAIL_LIMIT,
+        "nodes": {
+            "x": [b[0] for b in boxes],
+            "y": [b[1] for b in boxes],
+            "w": [b[2] for b in boxes],
+            "h": [b[3] for b in boxes],
+            "kind": [kinds[node.kind] for node in nodes],
+            "freed": [int(node.freed) for node in nodes],
+            "text": [[ref(line) for line in lines] for lines in texts],
+        },
+        "edges": {
+            "src": [e.src for e in edges],
+            "dst": [e.dst for e in edges],
+            "slot": [e.index for e in edges],
+            # Which output of its producer an edge carries, for ops with several (else -1).
+            "output": [e.output_nr if output_count(nodes[e.src].node) > 1 else -1 for e in edges],
+            "name": [ref(_slot_name(nodes[e.dst], e.index)) for e in edges],
+            "type": [ref(type_text(e.shape, e.dtype)) for e in edges],
+            "pts": [[c for point in route for c in point] for route in drawing.edges],
+        },
+        "details": _details(graph, recording),
+        "strings": strings,
+    }
+
+
+def _slot_name(consumer: GraphNode, index: int) -> str:
+    """What an edge's tensor is called at its consumer: `self`, `other`, or `result` when
+    the consumer is the drawn tensor (which is its producer's result)."""
+    if consumer.kind == "tensor":
+        return "result"
+    if consumer.node is None:
+        return "input"
+    return input_name(consumer.node, index)
+
+
+def _details(graph: Graph, recording: Recording | None) -> list[dict[str, Any] | None]:
+    """What the panel shows for each node; None past the DETAIL_LIMIT nodes nearest a root."""
+    nodes = graph.nodes
+    kept = sorted(range(len(nodes)), key=lambda v: (nodes[v].depth, v))[:DETAIL_LIMIT]
+    details: list[dict[str, Any] | None] = [None] * len(nodes)
+    for v in kept:
+        node = nodes[v]
+        sent = recording.grad_inputs(node.node) if recording is not None and node.node else None
+        details[v] = {
+            "name": node.name,
+            "var": node.var_name,
+            "type": None if node.kind == "collapsed" else type_text(node.shape, node.dtype),
+            "depth": node.depth,
+            "hidden": node.hidden,
+            "value": None if node.value is None else summarize(node.value),
+            "valueHint": _value_hint(node),
+            "grad": None if node.grad is None else summarize(node.grad),
+            "sent": None if sent is None else [None if g is None else summarize(g) for g in sent],
+            "saved": [[s.name, type_text(s.shape, s.dtype), s.freed] for s in node.saved],
+            "freed": node.freed,
+            "rules": local_derivatives(node.node) if node.node is not None else [],
+        }
+    return details
+
+
+def _value_hint(node: GraphNode) -> str:
+    if node.kind == "collapsed":
+        return "hidden nodes: draw with a larger max_depth to see them"
+    return (
+        "not recorded: run the forward inside `with chainrule.viz.record() as rec:` "
+        "and pass recording=rec"
+    )
+
+
+def _stats(graph: Graph) -> str:
+    n, m = len(graph.nodes), len(graph.edges)
+    return f"{n:,} node{'s' * (n != 1)} · {m:,} edge{'s' * (m != 1)}"
+
+
+def _legend() -> str:
+    words = {"op": "op", "leaf": "leaf", "tensor": "output", "collapsed": "collapsed"}
+    items = [
+        f'<span style="--fill: {COLORS[k][0]}; --stroke: {COLORS[k][1]}">{words[k]}</span>'
+        for k in KINDS
+    ]
+    items.append(
+        '<span class="crv-freed" style="--stroke: #495057" '
+        'title="a backward freed what the node saved">freed</span>'
+    )
+    return "".join(items)
+
+
+def _script_json(payload: dict[str, Any]) -> str:
+    """JSON that is safe inside <script>: no `<` (so no `</script>` or `<!--`) and no line
+    separators that older JavaScript parsers choke on."""
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        text = text.replace(raw, escaped)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<link rel="icon" href="data:,">
+<style>
+{css}</style>
+</head>
+<body>
+<div class="crv">
+<header class="crv-bar">
+<span class="crv-title">{title}</span>
+<span class="crv-stats">{stats}</span>
+<span class="crv-legend">{legend}</span>
+<span class="crv-tools">
+<button type="button" data-act="zoom-out" title="Zoom out (-)">&minus;</button>
+<button type="button" data-act="zoom-in" title="Zoom in (+)">+</button>
+<button type="button" data-act="fit" title="Fit the graph (0)">fit</button>
+</span>
+</header>
+<div class="crv-main">
+<div class="crv-stage">
+<canvas id="crv-canvas" aria-label="{title}"></canvas>
+<div class="crv-hint">drag to pan · wheel to zoom · click a node for details</div>
+</div>
+<aside id="crv-panel" class="crv-panel" hidden></aside>
+</div>
+</div>
+<script type="application/json" id="crv-data">{data}</script>
+<script>
+{js}</script>
+</body>
+</html>
+"""

@@ -140,5 +140,73 @@ def test_tangent_of_the_gradient_is_the_hessian_vector_product(op: Op, i: int) -
         np.testing.assert_allclose(f_arr, h_arr, rtol=1e-9, atol=1e-11)
 
 
+# Ops whose values may include an integer tensor, promoted: it moves nothing, so its part of
+# the tangent is zero (a tangent rule that treated it like an index would carry its values).
+PROMOTED_INTEGER = {
+    "add": lambda L, x, i: x + i,
+    "add_alpha": lambda L, x, i: L.add(i, x, alpha=2),
+    "sub": lambda L, x, i: x - i,
+    "sub_alpha": lambda L, x, i: L.sub(i, x, alpha=3),
+    "rsub": lambda L, x, i: L.rsub(x, i, alpha=2),
+    "mul": lambda L, x, i: i * x,
+    "div": lambda L, x, i: i / x,
+    "where_input": lambda L, x, i: L.where(i > 2, i, x),
+    "where_other": lambda L, x, i: L.where(i > 2, x, i),
+    "cat": lambda L, x, i: L.cat([i, x, i]),
+    "stack": lambda L, x, i: L.stack([x, i]),
+    "maximum": lambda L, x, i: L.maximum(x, i),
+    "atan2": lambda L, x, i: L.atan2(i, x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROMOTED_INTEGER))
+def test_a_promoted_integer_operand_has_no_tangent(torch: Any, name: str) -> None:
+    fn = PROMOTED_INTEGER[name]
+    x_np, t_np = np.array([0.5, -1.5, 2.5, 4.0]), np.array([1.0, -2.0, 3.0, 0.5])
+    tangents = []
+    for lib in (chainrule, torch):
+        with lib.autograd.forward_ad.dual_level():
+            x = lib.autograd.forward_ad.make_dual(lib.tensor(x_np), lib.tensor(t_np))
+            out = fn(lib, x, lib.tensor([1, 2, 3, 4]))
+            tangents.append(numpy_of(lib.autograd.forward_ad.unpack_dual(out).tangent))
+    np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-12, atol=0)
+
+
+# A tangent that requires grad records the graph torch records (linear ops apply themselves).
+TANGENT_NODES = {
+    "sum": lambda L, y: y.sum(),
+    "mean_dim": lambda L, y: y.mean(1),
+    "view": lambda L, y: y.view(6),
+    "transpose": lambda L, y: y.t(),
+    "select": lambda L, y: y[1],
+    "index": lambda L, y: y[L.tensor([1, 0])],
+    "to": lambda L, y: y.double(),
+    "cat": lambda L, y: L.cat([y, y]),
+    "cumsum": lambda L, y: y.cumsum(0),
+    "gather": lambda L, y: y.gather(1, L.tensor([[0], [2]])),
+    "neg": lambda L, y: -y,
+    "add_number": lambda L, y: y + 1,
+    "where": lambda L, y: L.where(y > 0, y, 0.0),
+    "mul": lambda L, y: y * y,
+    "exp": lambda L, y: y.exp(),
+    "log_softmax": lambda L, y: y.log_softmax(1),
+    "linear": lambda L, y: L.nn.functional.linear(y, y, y[:, 0]),
+    "pad": lambda L, y: L.nn.functional.pad(y, (1, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TANGENT_NODES))
+def test_the_tangent_records_torchs_node(torch: Any, name: str) -> None:
+    names = []
+    for lib in (chainrule, torch):
+        with lib.autograd.forward_ad.dual_level():
+            x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]], requires_grad=True)
+            t = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+            y = lib.autograd.forward_ad.make_dual(x, t) * x  # its tangent t * x requires grad
+            tangent = lib.autograd.forward_ad.unpack_dual(TANGENT_NODES[name](lib, y)).tangent
+            names.append(type(tangent.grad_fn).__name__)
+    assert names[0] == names[1]
+
+
 def test_every_op_has_a_case() -> None:
     assert len({op.name for op in OPS}) == len(OPS)

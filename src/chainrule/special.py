@@ -117,8 +117,18 @@ def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 # ndtr is, as in PyTorch, the composition (1 + erf(x / sqrt 2)) * 0.5, with its graph nodes
 # for a tensor times (and plus) a number.
-_times = Primitive("MulBackward1", float_forward(lambda a, c: a * c), grads=(lambda g, n: g * n.c,))
-_plus = Primitive("AddBackward1", float_forward(lambda a, c: a + c), grads=(lambda g, n: g,))
+_times = Primitive(
+    "MulBackward1",
+    float_forward(lambda a, c: a * c),
+    grads=(lambda g, n: g * n.c,),
+    tangent="linear",
+)
+_plus = Primitive(
+    "AddBackward1",
+    float_forward(lambda a, c: a + c),
+    grads=(lambda g, n: g,),
+    tangent="elementwise",
+)
 
 
 def ndtr(input: Tensor) -> Tensor:

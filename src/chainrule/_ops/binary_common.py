@@ -272,12 +272,13 @@ def _node(
         return None
     if name == "NotImplemented":
         return Undifferentiable(aten, forward, inputs)
-    return Primitive(name, forward, grads=rules, inputs=inputs)
+    # Elementwise: forward mode applies each rule to its input's tangent.
+    return Primitive(name, forward, grads=rules, inputs=inputs, tangent="elementwise")
 
 
 @dataclass
 class Binary:
-    """A binary op as torch records it, with a node for each operand pattern it accepts.
+    """An elementwise binary op as torch records it, with a node for each operand pattern.
 
     `kernel(a, b, dt)` computes on arrays in dtype `dt`. The two `rules` read
     `n.self` and `n.other`: a saved input or, when that side was a number, a

@@ -240,9 +240,18 @@ def _inplace_compare(name: str, np_fn: Any) -> Any:
 
     zero = (lambda g, n: g * 0,)
     by_number = Primitive(
-        f"{node}Backward0", lambda a, other, dt: forward(a, other._data, dt), grads=zero
+        f"{node}Backward0",
+        lambda a, other, dt: forward(a, other._data, dt),
+        grads=zero,
+        tangent="elementwise",
     )
-    by_tensor = Primitive(f"{node}Backward1", forward, grads=zero * 2, inputs=("self", "other"))
+    by_tensor = Primitive(
+        f"{node}Backward1",
+        forward,
+        grads=zero * 2,
+        inputs=("self", "other"),
+        tangent="elementwise",
+    )
 
     def compute(old: Tensor, other: Any) -> Tensor:
         dt, (_, b) = operands(old, other)

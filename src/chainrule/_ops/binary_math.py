@@ -196,6 +196,7 @@ _log1p = Primitive(
     "Log1PBackward0",
     lambda a: np.log1p(a),
     grads=(lambda g, n: g / (n.self + 1),),
+    tangent="elementwise",
 )
 
 

@@ -95,6 +95,7 @@ _lerp_scalar = Primitive(
     lambda a, b, weight: _lerp_forward(a, b, weight),
     inputs=("self", "end"),
     grads=(lambda g, n: g * (1 - n.weight), lambda g, n: g * n.weight),
+    tangent="linear",  # in (input, end) together, for a fixed number weight
 )
 _lerp_tensor = Primitive(
     "LerpBackward1",
@@ -105,6 +106,7 @@ _lerp_tensor = Primitive(
         lambda g, n: g * n.weight,
         lambda g, n: g * (n.end - n.self),
     ),
+    tangent="elementwise",
 )
 _LERP_SIGNATURES = (
     "Tensor input, Tensor end, Tensor weight, *, Tensor out = None",
@@ -192,6 +194,7 @@ _addcmul = Primitive(
         lambda g, n: g * n.tensor2 * n.value,
         lambda g, n: g * n.tensor1 * n.value,
     ),
+    tangent="elementwise",
 )
 _addcdiv = Primitive(
     "AddcdivBackward0",
@@ -202,6 +205,7 @@ _addcdiv = Primitive(
         lambda g, n: g * n.value / n.tensor2,
         lambda g, n: -g * n.value * n.tensor1 / (n.tensor2 * n.tensor2),
     ),
+    tangent="elementwise",
 )
 
 _INTEGER_ADDCDIV = (

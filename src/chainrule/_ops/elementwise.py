@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -106,35 +107,54 @@ def _scaled_binary(np_fn: Any) -> Any:
     return forward
 
 
-_add = Primitive(
+def tangents_or_zeros(tangents: Sequence[Tensor | None], inputs: Sequence[Tensor]) -> list[Tensor]:
+    """Forward mode's arguments for an op linear in its values: their tangents, or zeros.
+
+    Note: add, sub, where, cat and stack are linear, but not tagged "linear": an
+    integer tensor among their values is promoted and moves nothing, where
+    "linear" would pass the integers themselves, as it passes an index. Their
+    tangent is the op applied to these arguments instead.
+    """
+    return [
+        Tensor._make(np.zeros(t._data.shape, t._data.dtype)) if tan is None else tan
+        for t, tan in zip(inputs, tangents, strict=True)
+    ]
+
+
+_add: Primitive = Primitive(
     "AddBackward0",
     _scaled_binary(np.add),
     inputs=("self", "other"),
     grads=(lambda g, n: g, lambda g, n: g if n.alpha == 1 else g * n.alpha),
+    tangent=lambda ts, p: _add(*tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha),
 )
 _subtract = _scaled_binary(np.subtract)
-_sub = Primitive(
+_sub: Primitive = Primitive(
     "SubBackward0",
     _subtract,
     inputs=("self", "other"),
     grads=(lambda g, n: g, lambda g, n: -g if n.alpha == 1 else g * -n.alpha),
+    tangent=lambda ts, p: _sub(*tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha),
 )
 _rsub = Primitive(  # other - self, for `number - tensor`: the number is no input (one edge)
     "RsubBackward1",
     lambda a, other, dt: np.subtract(other._data, a, dtype=dt),
     grads=(lambda g, n: -g,),
+    tangent="elementwise",
 )
 _mul = Primitive(
     "MulBackward0",
     _binary(np.multiply),
     inputs=("self", "other"),
     grads=(lambda g, n: g * n.other, lambda g, n: g * n.self),
+    tangent="multilinear",
 )
 _div = Primitive(
     "DivBackward0",
     _binary(np.true_divide),
     inputs=("self", "other"),
     grads=(lambda g, n: g / n.other, lambda g, n: -g * n.self / (n.other * n.other)),
+    tangent="elementwise",
 )
 
 
@@ -191,11 +211,14 @@ def _check_no_bool(dt: _dtype.dtype, *values: Any) -> None:
         )
 
 
-_rsub_tensor = Primitive(  # other - alpha * self, both tensors
+_rsub_tensor: Primitive = Primitive(  # other - alpha * self, both tensors
     "RsubBackward0",
     lambda a, b, dt, alpha: _subtract(b, a, dt, alpha),
     inputs=("self", "other"),
     grads=(lambda g, n: -g if n.alpha == 1 else g * -n.alpha, lambda g, n: g),
+    tangent=lambda ts, p: _rsub_tensor(
+        *tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha
+    ),
 )
 
 
@@ -242,7 +265,7 @@ divide = true_divide = div
 
 # --- unary ------------------------------------------------------------------------
 
-_neg = Primitive("NegBackward0", np.negative, grads=(lambda g, n: -g,))
+_neg = Primitive("NegBackward0", np.negative, grads=(lambda g, n: -g,), tangent="linear")
 
 
 @tensor_method
@@ -261,12 +284,26 @@ _reciprocal = Primitive(
     "ReciprocalBackward0",
     _unary(np.reciprocal),
     grads=(lambda g, n: -g * n.result * n.result,),
+    tangent="elementwise",
 )
-_exp = Primitive("ExpBackward0", _unary(np.exp), grads=(lambda g, n: g * n.result,))
-_log = Primitive("LogBackward0", _unary(np.log), grads=(lambda g, n: g / n.self,))
-_sqrt = Primitive("SqrtBackward0", _unary(np.sqrt), grads=(lambda g, n: g / (2 * n.result),))
-_sin = Primitive("SinBackward0", _unary(np.sin), grads=(lambda g, n: g * n.self.cos(),))
-_cos = Primitive("CosBackward0", _unary(np.cos), grads=(lambda g, n: -g * n.self.sin(),))
+_exp = Primitive(
+    "ExpBackward0", _unary(np.exp), grads=(lambda g, n: g * n.result,), tangent="elementwise"
+)
+_log = Primitive(
+    "LogBackward0", _unary(np.log), grads=(lambda g, n: g / n.self,), tangent="elementwise"
+)
+_sqrt = Primitive(
+    "SqrtBackward0",
+    _unary(np.sqrt),
+    grads=(lambda g, n: g / (2 * n.result),),
+    tangent="elementwise",
+)
+_sin = Primitive(
+    "SinBackward0", _unary(np.sin), grads=(lambda g, n: g * n.self.cos(),), tangent="elementwise"
+)
+_cos = Primitive(
+    "CosBackward0", _unary(np.cos), grads=(lambda g, n: -g * n.self.sin(),), tangent="elementwise"
+)
 # tanh and sigmoid get their gradients from ops of their own (as PyTorch has), one
 # NumPy expression each, whose own rules give the second derivatives.
 _tanh_backward: Primitive = Primitive(  # g * (1 - y^2)
@@ -277,6 +314,7 @@ _tanh_backward: Primitive = Primitive(  # g * (1 - y^2)
         lambda gg, n: _tanh_backward(gg, n.output),
         lambda gg, n: -2 * gg * n.grad_output * n.output,
     ),
+    tangent="elementwise",
 )
 _sigmoid_backward: Primitive = Primitive(  # g * y * (1 - y)
     "SigmoidBackwardBackward0",
@@ -286,20 +324,28 @@ _sigmoid_backward: Primitive = Primitive(  # g * y * (1 - y)
         lambda gg, n: _sigmoid_backward(gg, n.output),
         lambda gg, n: gg * n.grad_output * (1 - 2 * n.output),
     ),
+    tangent="elementwise",
 )
 _tanh = Primitive(
-    "TanhBackward0", _unary(np.tanh), grads=(lambda g, n: _tanh_backward(g, n.result),)
+    "TanhBackward0",
+    _unary(np.tanh),
+    grads=(lambda g, n: _tanh_backward(g, n.result),),
+    tangent="elementwise",
 )
 _sigmoid = Primitive(
     "SigmoidBackward0",
     _unary(lambda a: _stable_sigmoid(a)),
     grads=(lambda g, n: _sigmoid_backward(g, n.result),),
+    tangent="elementwise",
 )
-_abs = Primitive("AbsBackward0", np.abs, grads=(lambda g, n: g * n.self.sign(),))
+_abs = Primitive(
+    "AbsBackward0", np.abs, grads=(lambda g, n: g * n.self.sign(),), tangent="elementwise"
+)
 _sign = Primitive(  # PyTorch: sign(nan) = 0, sign(-0.0) = 0, and bools keep their value
     "SignBackward0",
     lambda a: a.copy() if a.dtype == np.bool_ else np.sign(np.where(a == a, a, 0)),
     grads=(lambda g, n: g * 0,),
+    tangent="elementwise",
 )
 
 
@@ -310,7 +356,8 @@ def _keep_where_positive(g: np.ndarray, result: np.ndarray) -> np.ndarray:
     """
     ints = np.dtype(f"i{g.dtype.itemsize}")
     mask = -(~(result <= 0)).astype(ints)  # all ones or all zeros
-    return (np.ascontiguousarray(g).view(ints) & mask).view(g.dtype)
+    g = g if g.flags.c_contiguous else g.copy()  # (np.ascontiguousarray makes 0-d 1-d)
+    return (g.view(ints) & mask).view(g.dtype)
 
 
 _threshold_backward: Primitive = Primitive(  # relu's gradient; its own gradient is itself
@@ -318,11 +365,13 @@ _threshold_backward: Primitive = Primitive(  # relu's gradient; its own gradient
     lambda g, result: _keep_where_positive(g, result),
     inputs=("grad_output", "self"),
     grads=(lambda g, n: _threshold_backward(g, n.self), None),
+    tangent="elementwise",
 )
 _relu = Primitive(
     "ReluBackward0",
     lambda a: np.maximum(a, 0, dtype=a.dtype),
     grads=(lambda g, n: _threshold_backward(g, n.result),),
+    tangent="elementwise",
 )
 
 
@@ -406,6 +455,7 @@ _pow_scalar = Primitive(  # tensor ** number
     grads=(
         lambda g, n: g * 0 if n.exponent == 0 else g * (n.exponent * n.self ** (n.exponent - 1)),
     ),
+    tangent="elementwise",
 )
 _pow_tensor = Primitive(  # tensor ** tensor
     "PowBackward1",
@@ -415,12 +465,14 @@ _pow_tensor = Primitive(  # tensor ** tensor
         lambda g, n: where(n.exponent == 0, 0, g * n.exponent * n.self ** (n.exponent - 1)),
         lambda g, n: where((n.self == 0) & (n.exponent >= 0), 0, g * n.result * n.self.log()),
     ),
+    tangent="elementwise",
 )
 _rpow = Primitive(  # number ** tensor: the number is no input (one edge), as in PyTorch
     "PowBackward2",
     lambda exponent, base, dt: np.power(base._data.astype(dt), exponent.astype(dt)),
     inputs=("exponent",),
     grads=(lambda g, n: where((n.base == 0) & (n.exponent >= 0), 0, g * n.result * n.base.log()),),
+    tangent="elementwise",
 )
 
 
@@ -454,11 +506,14 @@ def _where_forward(c: np.ndarray, a: np.ndarray, b: np.ndarray, dt: np.dtype) ->
     return np.asarray(np.where(c, a, b), dtype=dt)
 
 
-_where = Primitive(
+_where: Primitive = Primitive(
     "WhereBackward0",
     _where_forward,
     inputs=("condition", "self", "other"),
     grads=(None, lambda g, n: where(n.condition, g, 0), lambda g, n: where(n.condition, 0, g)),
+    tangent=lambda ts, p: _where(
+        p.condition, *tangents_or_zeros(ts[1:], (p.self, p.other)), dt=p.dt
+    ),
 )
 
 

@@ -209,7 +209,7 @@ class MultiView:
             else:
                 names = tuple(f"result{i}" for i in range(count))
                 # The rule gets a tuple of gradients, which the Rule type does not spell.
-                prim = Primitive(self.name, forward, grads=(rule,), outputs=names)  # type: ignore[arg-type]
+                prim = Primitive(self.name, forward, grads=(rule,), outputs=names, tangent="linear")  # type: ignore[arg-type]
             self._prims[count] = prim
         return prim
 

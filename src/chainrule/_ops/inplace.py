@@ -314,11 +314,17 @@ setattr(Tensor, "__setitem__", setitem)
 
 # --- the op_ forms ----------------------------------------------------------------------
 
-_zero = Primitive("ZeroBackward0", lambda a: np.zeros_like(a), grads=(lambda g, n: g * 0,))
+_zero = Primitive(
+    "ZeroBackward0",
+    lambda a: np.zeros_like(a),
+    grads=(lambda g, n: g * 0,),
+    tangent="elementwise",
+)
 _fill = Primitive(
     "FillBackward2",
     lambda a, value: np.full_like(a, value),
     grads=(lambda g, n: g * 0,),
+    tangent="elementwise",
 )
 _fill_tensor = Primitive(
     "FillBackward3",
@@ -331,6 +337,7 @@ _copy = Primitive(
     lambda a, src: np.broadcast_to(src, a.shape).astype(a.dtype, copy=True),
     inputs=("self", "src"),
     grads=(lambda g, n: g * 0, lambda g, n: g),
+    tangent="elementwise",
 )
 
 

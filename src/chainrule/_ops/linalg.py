@@ -20,24 +20,28 @@ _mm = Primitive(
     _mat,
     inputs=("self", "mat2"),
     grads=(lambda g, n: g.mm(n.mat2.t()), lambda g, n: n.self.t().mm(g)),
+    tangent="multilinear",
 )
 _mv = Primitive(
     "MvBackward0",
     _mat,
     inputs=("self", "vec"),
     grads=(lambda g, n: g.unsqueeze(1) * n.vec, lambda g, n: n.self.t().mv(g)),
+    tangent="multilinear",
 )
 _dot = Primitive(
     "DotBackward0",
     _mat,
     inputs=("self", "tensor"),
     grads=(lambda g, n: g * n.tensor, lambda g, n: g * n.self),
+    tangent="multilinear",
 )
 _bmm = Primitive(
     "BmmBackward0",
     _mat,
     inputs=("self", "mat2"),
     grads=(lambda g, n: g.bmm(n.mat2.mT), lambda g, n: n.self.mT.bmm(g)),
+    tangent="multilinear",
 )
 # Batched, broadcasting products; the engine sums gradients back over broadcast batch dims.
 _matmul = Primitive(
@@ -45,13 +49,17 @@ _matmul = Primitive(
     _mat,
     inputs=("self", "other"),
     grads=(lambda g, n: g.matmul(n.other.mT), lambda g, n: n.self.mT.matmul(g)),
+    tangent="multilinear",
 )
 # matmul with a 1-d operand drops the dim it added; these carry PyTorch's names for that step.
-_drop_row = Primitive("SqueezeBackward4", lambda a: a[0], grads=(lambda g, n: g.unsqueeze(0),))
+_drop_row = Primitive(
+    "SqueezeBackward4", lambda a: a[0], grads=(lambda g, n: g.unsqueeze(0),), tangent="linear"
+)
 _drop_dim = Primitive(
     "UnsafeViewBackward0",
     lambda a, shape, **_: a.reshape(shape),
     grads=(lambda g, n: g.reshape(n.self_sizes),),
+    tangent="linear",
 )
 
 

@@ -41,6 +41,7 @@ _einsum1 = Primitive(
     "EinsumBackward0",
     _forward,
     grads=(lambda g, n: _operand_grad(g, n.spec, n.shapes, 0, None),),
+    tangent="linear",
 )
 _einsum2 = Primitive(
     "EinsumBackward0",
@@ -50,6 +51,7 @@ _einsum2 = Primitive(
         lambda g, n: _operand_grad(g, n.spec, n.shapes, 0, n.other),
         lambda g, n: _operand_grad(g, n.spec, n.shapes, 1, n.self),
     ),
+    tangent="multilinear",
 )
 
 

@@ -34,6 +34,7 @@ _cross: Primitive = Primitive(
         lambda g, n: _cross(n.other, g, dim=n.dim, dt=g._data.dtype),
         lambda g, n: _cross(g, n.self, dim=n.dim, dt=g._data.dtype),
     ),
+    tangent="multilinear",
 )
 
 

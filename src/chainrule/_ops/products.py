@@ -4,14 +4,14 @@ addmv, baddbmm, addbmm), multi_dot and matrix_power; the family's top-level prod
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
 from .decompositions import inv
-from .linalg import mm
+from .linalg import bmm, mm, mv
 from .linalg_einsum import einsum
 from .linalg_geometry import cdist, cross
 from .linalg_util import check_matrix, scalar_name
@@ -36,6 +36,7 @@ _unsafe_view = Primitive(
     "UnsafeViewBackward0",
     lambda a, shape, **_: a.reshape(shape),
     grads=(lambda g, n: g.reshape(n.self_sizes),),
+    tangent="linear",
 )
 
 
@@ -58,6 +59,7 @@ _vdot = Primitive(
     lambda a, b: np.dot(a, b),
     inputs=("self", "other"),
     grads=(lambda g, n: g * n.other, lambda g, n: g * n.self),
+    tangent="multilinear",
 )
 
 
@@ -180,6 +182,36 @@ def _fused(product: Any) -> Any:
     return forward
 
 
+def _fused_tangent(product: Callable[[Tensor, Tensor], Tensor], first: str, second: str) -> Any:
+    """Forward mode's rule for beta * input + alpha * product(first, second).
+
+    The op is linear in input plus bilinear in the factors, so it is neither
+    "linear" nor "multilinear": its tangent is beta * (input's tangent) + alpha *
+    (the product rule).
+    """
+
+    def tangent(tangents: Sequence[Tensor | None], p: Any) -> Tensor | None:
+        t_input, t_first, t_second = tangents
+        total = None
+        if t_first is not None:
+            total = product(t_first, getattr(p, second))
+        if t_second is not None:
+            term = product(getattr(p, first), t_second)
+            total = term if total is None else total + term
+        if total is not None:
+            total = _scaled(total, p.alpha)
+        if t_input is not None and p.beta != 0:  # beta 0: input is ignored (even nan)
+            term = _scaled(t_input, p.beta)
+            total = term if total is None else total + term
+        return total  # None: only an ignored input moved (a zero tangent)
+
+    return tangent
+
+
+def _batch_sum(b: Tensor, c: Tensor) -> Tensor:
+    return b.bmm(c).sum(0)
+
+
 _addmm = Primitive(
     "AddmmBackward0",
     _fused(np.matmul),
@@ -189,6 +221,7 @@ _addmm = Primitive(
         lambda g, n: _scaled(g.mm(n.mat2.t()), n.alpha),
         lambda g, n: _scaled(n.mat1.t().mm(g), n.alpha),
     ),
+    tangent=_fused_tangent(mm, "mat1", "mat2"),
 )
 _addmv = Primitive(
     "AddmvBackward0",
@@ -199,6 +232,7 @@ _addmv = Primitive(
         lambda g, n: _scaled(g.unsqueeze(1) * n.vec, n.alpha),
         lambda g, n: _scaled(n.mat.t().mv(g), n.alpha),
     ),
+    tangent=_fused_tangent(mv, "mat", "vec"),
 )
 _baddbmm = Primitive(
     "BaddbmmBackward0",
@@ -209,6 +243,7 @@ _baddbmm = Primitive(
         lambda g, n: _scaled(g.bmm(n.batch2.mT), n.alpha),
         lambda g, n: _scaled(n.batch1.mT.bmm(g), n.alpha),
     ),
+    tangent=_fused_tangent(bmm, "batch1", "batch2"),
 )
 _addbmm = Primitive(
     "AddbmmBackward0",
@@ -219,6 +254,7 @@ _addbmm = Primitive(
         lambda g, n: _scaled(g.matmul(n.batch2.mT), n.alpha),
         lambda g, n: _scaled(n.batch1.mT.matmul(g), n.alpha),
     ),
+    tangent=_fused_tangent(_batch_sum, "batch1", "batch2"),
 )
 
 
@@ -398,6 +434,7 @@ _identity_power = Primitive(
     "CopyBackwards",
     lambda a: np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy(),
     grads=(lambda g, n: g * 0,),
+    tangent="elementwise",
 )
 
 

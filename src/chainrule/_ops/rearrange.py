@@ -145,6 +145,7 @@ _repeat = Primitive(
     "RepeatBackward0",
     lambda a, repeats, padded, **_: np.tile(a.reshape(padded), repeats),
     grads=(_repeat_backward,),
+    tangent="linear",
 )
 
 
@@ -256,6 +257,7 @@ _flip = Primitive(
     "FlipBackward0",
     lambda a, dims: np.flip(a, dims).copy(),
     grads=(lambda g, n: flip(g, n.dims),),
+    tangent="linear",
 )
 
 
@@ -291,6 +293,7 @@ _roll = Primitive(
     "RollBackward0",
     lambda a, shifts, dims: np.roll(a, shifts, dims),
     grads=(lambda g, n: roll(g, tuple(-s for s in n.shifts), n.dims),),
+    tangent="linear",
 )
 
 
@@ -316,6 +319,7 @@ _rot90 = Primitive(
     "Rot90Backward0",
     lambda a, k, dims: np.rot90(a, k, dims).copy(),
     grads=(lambda g, n: rot90(g, -n.k, n.dims),),
+    tangent="linear",
 )
 
 

@@ -27,11 +27,13 @@ _tril = Primitive(
     "TrilBackward0",
     lambda a, diagonal: np.tril(a, diagonal),
     grads=(lambda g, n: tril(g, n.diagonal),),
+    tangent="linear",
 )
 _triu = Primitive(
     "TriuBackward0",
     lambda a, diagonal: np.triu(a, diagonal),
     grads=(lambda g, n: triu(g, n.diagonal),),
+    tangent="linear",
 )
 
 
@@ -106,6 +108,7 @@ _diagonal_backward = Primitive(
     lambda g, self_sizes, offset, dim1, dim2: _embed(g, tuple(self_sizes), offset, dim1, dim2),
     inputs=("grad",),
     grads=(lambda g, n: diagonal(g, n.offset, n.dim1, n.dim2),),
+    tangent="linear",
 )
 
 
@@ -128,6 +131,7 @@ _diag_embed = Primitive(
     "DiagEmbedBackward0",
     lambda a, shape, offset, dim1, dim2: _embed(a, shape, offset, dim1, dim2),
     grads=(lambda g, n: diagonal(g, n.offset, n.dim1, n.dim2),),
+    tangent="linear",
 )
 
 
@@ -147,6 +151,7 @@ _diag_copy = Primitive(
     "DiagonalBackward0_copy",  # PyTorch's diag of a matrix is diagonal_copy
     lambda a, offset, **_: np.diagonal(a, offset).copy(),
     grads=(_diagonal_grad,),
+    tangent="linear",
 )
 
 
@@ -174,6 +179,7 @@ _trace = Primitive(
             g.expand(n.length), self_sizes=n.self_sizes, offset=0, dim1=0, dim2=1
         ),
     ),
+    tangent="linear",
 )
 
 

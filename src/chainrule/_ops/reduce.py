@@ -29,8 +29,12 @@ def _sum_forward(a: np.ndarray, dim: tuple[int, ...], keepdim: bool, dt: Any, **
     return np.sum(a, axis=dim, keepdims=keepdim, dtype=dt)
 
 
-_sum_all = Primitive("SumBackward0", _sum_forward, grads=(lambda g, n: _restore(g, n),))
-_sum_dim = Primitive("SumBackward1", _sum_forward, grads=(lambda g, n: _restore(g, n),))
+_sum_all = Primitive(
+    "SumBackward0", _sum_forward, grads=(lambda g, n: _restore(g, n),), tangent="linear"
+)
+_sum_dim = Primitive(
+    "SumBackward1", _sum_forward, grads=(lambda g, n: _restore(g, n),), tangent="linear"
+)
 
 
 def _mean_forward(a: np.ndarray, dim: Any, keepdim: bool, dt: Any, count: int, **_: Any) -> Any:
@@ -40,14 +44,10 @@ def _mean_forward(a: np.ndarray, dim: Any, keepdim: bool, dt: Any, count: int, *
 
 
 _mean_all = Primitive(
-    "MeanBackward0",
-    _mean_forward,
-    grads=(lambda g, n: _restore(g, n) / n.count,),
+    "MeanBackward0", _mean_forward, grads=(lambda g, n: _restore(g, n) / n.count,), tangent="linear"
 )
 _mean_dim = Primitive(
-    "MeanBackward1",
-    _mean_forward,
-    grads=(lambda g, n: _restore(g, n) / n.count,),
+    "MeanBackward1", _mean_forward, grads=(lambda g, n: _restore(g, n) / n.count,), tangent="linear"
 )
 
 

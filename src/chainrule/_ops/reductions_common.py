@@ -178,8 +178,10 @@ def _gather_rule(g: Tensor, n: Any) -> Tensor:
     )
 
 
-_scatter = Primitive("ScatterBackward0", _scatter_forward, inputs=("grad",), grads=(_scatter_rule,))
-_gather = Primitive("GatherBackward0", _gather_forward, grads=(_gather_rule,))
+_scatter = Primitive(
+    "ScatterBackward0", _scatter_forward, inputs=("grad",), grads=(_scatter_rule,), tangent="linear"
+)
+_gather = Primitive("GatherBackward0", _gather_forward, grads=(_gather_rule,), tangent="linear")
 
 
 def selecting(name: str) -> Any:
@@ -189,7 +191,7 @@ def selecting(name: str) -> Any:
     shape except along `dim`) picks the values, `keepdim=False` then drops `dim`;
     `accumulate` says an entry may be picked more than once (its gradients add).
     """
-    prim = Primitive(name, _gather_forward, grads=(_gather_rule,))
+    prim = Primitive(name, _gather_forward, grads=(_gather_rule,), tangent="linear")
 
     def select(
         input: Tensor, index: np.ndarray, dim: int, keepdim: bool = True, accumulate: bool = False
@@ -220,4 +222,5 @@ flip: Primitive = Primitive(
     "FlipBackward0",
     lambda a, dims: np.flip(a, dims).copy(),
     grads=(lambda g, n: flip(g, dims=n.dims),),
+    tangent="linear",
 )

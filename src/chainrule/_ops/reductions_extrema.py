@@ -129,6 +129,7 @@ _maximum = Primitive(
         lambda g, n: _maximum_rule(g, n.self, n.other, n.self < n.other),
         lambda g, n: _maximum_rule(g, n.other, n.self, n.self > n.other),
     ),
+    tangent="elementwise",
 )
 _minimum = Primitive(
     "MinimumBackward0",
@@ -138,6 +139,7 @@ _minimum = Primitive(
         lambda g, n: _maximum_rule(g, n.self, n.other, n.self > n.other),
         lambda g, n: _maximum_rule(g, n.other, n.self, n.self < n.other),
     ),
+    tangent="elementwise",
 )
 
 _SIGNATURES = {

@@ -57,6 +57,7 @@ _cumsum = Primitive(
     "CumsumBackward0",
     _scan_forward(np.cumsum),
     grads=(lambda g, n: reversed_scan(cumsum, g, n.dim),),
+    tangent="linear",
 )
 
 

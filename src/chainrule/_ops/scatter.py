@@ -86,25 +86,32 @@ def _src_grad(g: Tensor, n: Any) -> Tensor:
 
 
 _gather = Primitive(
-    "GatherBackward0", _gather_forward, inputs=("self", "index"), grads=(_gather_grad, None)
+    "GatherBackward0",
+    _gather_forward,
+    inputs=("self", "index"),
+    grads=(_gather_grad, None),
+    tangent="linear",
 )
 _scatter = Primitive(
     "ScatterBackward0",
     _scatter_forward,
     inputs=("self", "index", "src"),
     grads=(lambda g, n: g.scatter(n.dim, n.index, 0), None, _src_grad),
+    tangent="linear",
 )
 _scatter_value = Primitive(
     "ScatterBackward1",
     lambda a, index, value, dim: _scatter_forward(a, index, value, dim),
     inputs=("self", "index"),
     grads=(lambda g, n: g.scatter(n.dim, n.index, 0), None),
+    tangent="elementwise",
 )
 _scatter_add = Primitive(
     "ScatterAddBackward0",
     lambda a, index, src, dim: _scatter_forward(a, index, src, dim, "add"),
     inputs=("self", "index", "src"),
     grads=(lambda g, n: g, None, _src_grad),
+    tangent="linear",
 )
 
 
@@ -266,12 +273,14 @@ _index_select = Primitive(
     _index_select_forward,
     inputs=("self", "index"),
     grads=(lambda g, n: zeros_of(g, n.self_sizes).index_add(n.dim, n.index, g), None),
+    tangent="linear",
 )
 _index_add = Primitive(
     "IndexAddBackward0",
     _index_add_forward,
     inputs=("self", "index", "source"),
     grads=(lambda g, n: g, None, lambda g, n: _scaled(g.index_select(n.dim, n.index), n.alpha)),
+    tangent="linear",
 )
 _index_copy = Primitive(
     "IndexCopyBackward0",
@@ -282,12 +291,14 @@ _index_copy = Primitive(
         None,
         lambda g, n: g.index_select(n.dim, n.index),
     ),
+    tangent="linear",
 )
 _index_fill = Primitive(
     "IndexFillBackward0",
     _index_fill_forward,
     inputs=("self", "index"),
     grads=(lambda g, n: g.index_fill(n.dim, n.index, 0), None),
+    tangent="elementwise",
 )
 _index_fill_tensor = Primitive(
     "IndexFillBackward1",

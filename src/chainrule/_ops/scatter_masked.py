@@ -58,6 +58,7 @@ _masked_fill = Primitive(
     _masked_fill_forward,
     inputs=("self", "mask"),
     grads=(lambda g, n: g.masked_fill(n.mask, 0), None),
+    tangent="elementwise",
 )
 _masked_fill_tensor = Primitive(
     "MaskedFillBackward1",
@@ -95,6 +96,7 @@ _masked_select = Primitive(
     _select_forward,
     inputs=("self", "mask"),
     grads=(lambda g, n: zeros_of(g, n.shape).masked_scatter(n.mask, g), None),
+    tangent="linear",
 )
 
 
@@ -125,6 +127,7 @@ _masked_scatter = Primitive(
     _scatter_forward,
     inputs=("self", "mask", "source"),
     grads=(lambda g, n: g.masked_fill(n.mask, 0), None, _source_grad),
+    tangent="linear",
 )
 
 
@@ -199,6 +202,7 @@ _index_put = Primitive(
         lambda g, n: g if n.accumulate else index_put(g, n.indices, zeros_of(g, ())),
         lambda g, n: g[n.indices],
     ),
+    tangent="linear",
 )
 
 

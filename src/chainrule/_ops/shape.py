@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype
 from .._size import Size
 from .._tensor import Tensor
+from .elementwise import tangents_or_zeros
 from .primitive import Primitive, tensor_method, wrap_dim
 
 __all__ = [
@@ -79,6 +80,7 @@ _reshape_copy = Primitive(
     "UnsafeViewBackward0",
     lambda a, shape, **_: np.reshape(a, shape).copy(),
     grads=(lambda g, n: g.reshape(n.self_sizes),),
+    tangent="linear",
 )
 
 
@@ -268,11 +270,9 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
 
 # --- copies and casts ------------------------------------------------------------------
 
-_clone = Primitive("CloneBackward0", lambda a: a.copy(), grads=(lambda g, n: g,))
+_clone = Primitive("CloneBackward0", lambda a: a.copy(), grads=(lambda g, n: g,), tangent="linear")
 _to_copy = Primitive(
-    "ToCopyBackward0",
-    lambda a, dt: a.astype(dt),
-    grads=(lambda g, n: g,),
+    "ToCopyBackward0", lambda a, dt: a.astype(dt), grads=(lambda g, n: g,), tangent="linear"
 )
 
 
@@ -362,12 +362,15 @@ def _cat_slice(g: Tensor, n: Any, i: int) -> Tensor:
     return g.narrow(n.dim, start, n.sizes[i])
 
 
-_cat = Primitive(
+_cat: Primitive = Primitive(
     "CatBackward0",
     lambda arrays, dim, dt, **_: np.concatenate([a.astype(dt, copy=False) for a in arrays], dim),
     inputs=("tensors",),
     grads=(_cat_slice,),  # type: ignore[arg-type]
     variadic=True,
+    tangent=lambda ts, p: _cat(
+        *tangents_or_zeros(ts, p.tensors), dim=p.dim, dt=p.dt, sizes=p.sizes
+    ),
 )
 
 
@@ -414,12 +417,13 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
 concat = concatenate = cat
 
 
-_stack = Primitive(
+_stack: Primitive = Primitive(
     "StackBackward0",
     lambda arrays, dim, dt: np.stack([a.astype(dt, copy=False) for a in arrays], dim),
     inputs=("tensors",),
     grads=(lambda g, n, i: g.select(n.dim, i),),  # type: ignore[arg-type, misc]
     variadic=True,
+    tangent=lambda ts, p: _stack(*tangents_or_zeros(ts, p.tensors), dim=p.dim, dt=p.dt),
 )
 
 

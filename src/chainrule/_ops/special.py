@@ -55,21 +55,25 @@ _erf = Primitive(
     "ErfBackward0",
     float64_forward(sm.erf),
     grads=(lambda g, n: g * _TWO_OVER_SQRT_PI * exp(-(n.self**2)),),
+    tangent="elementwise",
 )
 _erfc = Primitive(
     "ErfcBackward0",
     float64_forward(sm.erfc),
     grads=(lambda g, n: -g * _TWO_OVER_SQRT_PI * exp(-(n.self**2)),),
+    tangent="elementwise",
 )
 _erfinv = Primitive(
     "ErfinvBackward0",
     float64_forward(sm.erfinv),
     grads=(lambda g, n: g / _TWO_OVER_SQRT_PI * exp(n.result**2),),
+    tangent="elementwise",
 )
 _erfcx = Primitive(
     "SpecialErfcxBackward0",
     float64_forward(sm.erfcx),
     grads=(lambda g, n: g * (2 * n.self * n.result - _TWO_OVER_SQRT_PI),),
+    tangent="elementwise",
 )
 
 erf = tensor_method(_op(_erf, "erf", "The error function, 2/sqrt(pi) * integral of exp(-t^2)."))
@@ -83,11 +87,13 @@ _log_ndtr = Primitive(
     "SpecialLogNdtrBackward0",
     float64_forward(sm.log_ndtr),
     grads=(lambda g, n: g * exp(-(n.result + n.self**2 / 2)) / _SQRT_2PI,),
+    tangent="elementwise",
 )
 _ndtri = Primitive(
     "SpecialNdtriBackward0",
     float64_forward(lambda p: -math.sqrt(2) * sm.erfcinv(2 * p)),
     grads=(lambda g, n: g * _SQRT_2PI * exp(n.result**2 / 2),),
+    tangent="elementwise",
 )
 special_log_ndtr = _op(_log_ndtr, "special_log_ndtr", "log of the standard normal cdf.")
 special_ndtri = _op(_ndtri, "special_ndtri", "The standard normal quantile (inverse cdf).")
@@ -95,12 +101,16 @@ special_ndtri = _op(_ndtri, "special_ndtri", "The standard normal quantile (inve
 # --- the gamma function family -----------------------------------------------------------------
 
 _lgamma = Primitive(
-    "LgammaBackward0", float64_forward(sm.lgamma), grads=(lambda g, n: g * n.self.digamma(),)
+    "LgammaBackward0",
+    float64_forward(sm.lgamma),
+    grads=(lambda g, n: g * n.self.digamma(),),
+    tangent="elementwise",
 )
 _digamma = Primitive(
     "DigammaBackward0",
     float64_forward(sm.digamma),
     grads=(lambda g, n: g * polygamma(1, n.self),),
+    tangent="elementwise",
 )
 
 
@@ -112,9 +122,12 @@ _polygamma = Primitive(
     "PolygammaBackward0",
     float64_forward(lambda a, n: sm.polygamma(n, a)),
     grads=(lambda g, node: _polygamma_grad(g, node.self, node.n),),
+    tangent="elementwise",
 )
 # x.polygamma_(n) records a node of its own name in PyTorch.
-_polygamma_inplace = Primitive("PolygammaBackward1", _polygamma.forward, grads=_polygamma.grads)
+_polygamma_inplace = Primitive(
+    "PolygammaBackward1", _polygamma.forward, grads=_polygamma.grads, tangent="elementwise"
+)
 
 lgamma = tensor_method(_op(_lgamma, "lgamma", "log |Gamma(x)|."))
 digamma = tensor_method(_op(_digamma, "digamma", "d/dx lgamma(x), the psi function."))
@@ -163,6 +176,7 @@ _mvlgamma = Primitive(
     "MvlgammaBackward0",
     float64_forward(_mvlgamma_kernel),
     grads=(lambda g, n: g * _mvdigamma(n.self, n.p),),
+    tangent="elementwise",
 )
 
 
@@ -195,6 +209,7 @@ _entr = Primitive(
     "SpecialEntrBackward0",
     float64_forward(_entr_kernel),
     grads=(lambda g, n: -g * (1 + n.self.log()),),
+    tangent="elementwise",
 )
 special_entr = _op(_entr, "special_entr", "-x log(x) (0 at 0, -inf below 0).")
 

@@ -77,21 +77,25 @@ _i0: Primitive = Primitive(
     "I0Backward0",
     float64_forward(lambda x: _unscaled(0, x)),
     grads=(lambda g, n: g * _i1(n.self),),
+    tangent="elementwise",
 )
 _i1: Primitive = Primitive(
     "SpecialI1Backward0",
     float64_forward(lambda x: _unscaled(1, x)),
     grads=(lambda g, n: g * _near_zero(n.self, 0.5, lambda x: _i0(x) - _i1(x) / x),),
+    tangent="elementwise",
 )
 _i0e: Primitive = Primitive(
     "SpecialI0EBackward0",
     float64_forward(lambda x: _scaled(0, x)),
     grads=(lambda g, n: g * (_i1e(n.self) - n.self.sgn() * n.result),),
+    tangent="elementwise",
 )
 _i1e: Primitive = Primitive(
     "SpecialI1EBackward0",
     float64_forward(lambda x: _scaled(1, x)),
     grads=(lambda g, n: g * _near_zero(n.self, 0.5 - n.self.abs(), _i1e_slope),),
+    tangent="elementwise",
 )
 
 

@@ -90,6 +90,7 @@ _clamp_scalar = Primitive(
     "ClampBackward1",
     quiet(_clamp_numbers),
     grads=(lambda g, n: where(_within(n.self, n.lo, n.hi), g, 0.0),),
+    tangent="elementwise",
 )
 _clamp_tensor = Primitive(
     "ClampBackward0",
@@ -100,11 +101,13 @@ _clamp_tensor = Primitive(
         lambda g, n: where((n.self < n.min) & (n.min < n.max), g, 0.0),
         lambda g, n: where((n.self > n.max) | (n.max < n.min), g, 0.0),
     ),
+    tangent="elementwise",
 )
 _clamp_min_scalar = Primitive(
     "ClampMinBackward0",
     quiet(lambda a, lo, dt: _clamp_numbers(a, lo, None, dt)),
     grads=(lambda g, n: where(n.self >= n.lo, g, 0.0),),
+    tangent="elementwise",
 )
 _clamp_min_tensor = Primitive(
     "ClampMinBackward1",
@@ -114,11 +117,13 @@ _clamp_min_tensor = Primitive(
         lambda g, n: where(n.self >= n.min, g, 0.0),
         lambda g, n: where(n.self < n.min, g, 0.0),
     ),
+    tangent="elementwise",
 )
 _clamp_max_scalar = Primitive(
     "ClampMaxBackward0",
     quiet(lambda a, hi, dt: _clamp_numbers(a, None, hi, dt)),
     grads=(lambda g, n: where(n.self <= n.hi, g, 0.0),),
+    tangent="elementwise",
 )
 _clamp_max_tensor = Primitive(
     "ClampMaxBackward1",
@@ -128,6 +133,7 @@ _clamp_max_tensor = Primitive(
         lambda g, n: where(n.self <= n.max, g, 0.0),
         lambda g, n: where(n.self > n.max, g, 0.0),
     ),
+    tangent="elementwise",
 )
 
 

@@ -101,24 +101,40 @@ def _one_minus_square(x: Tensor) -> Tensor:
 # --- exponentials and logarithms -------------------------------------------------------------
 
 _expm1 = Primitive(
-    "Expm1Backward0", float_forward(np.expm1), grads=(lambda g, n: g * (n.result + 1),)
+    "Expm1Backward0",
+    float_forward(np.expm1),
+    grads=(lambda g, n: g * (n.result + 1),),
+    tangent="elementwise",
 )
 _exp2 = Primitive(
-    "Exp2Backward0", float_forward(np.exp2), grads=(lambda g, n: g * n.result * _LN2,)
+    "Exp2Backward0",
+    float_forward(np.exp2),
+    grads=(lambda g, n: g * n.result * _LN2,),
+    tangent="elementwise",
 )
 _log1p = Primitive(
-    "Log1PBackward0", float_forward(np.log1p), grads=(lambda g, n: g / (n.self + 1),)
+    "Log1PBackward0",
+    float_forward(np.log1p),
+    grads=(lambda g, n: g / (n.self + 1),),
+    tangent="elementwise",
 )
 _log2 = Primitive(
-    "Log2Backward0", float_forward(np.log2), grads=(lambda g, n: g / (n.self * _LN2),)
+    "Log2Backward0",
+    float_forward(np.log2),
+    grads=(lambda g, n: g / (n.self * _LN2),),
+    tangent="elementwise",
 )
 _log10 = Primitive(
-    "Log10Backward0", float_forward(np.log10), grads=(lambda g, n: g / (n.self * _LN10),)
+    "Log10Backward0",
+    float_forward(np.log10),
+    grads=(lambda g, n: g / (n.self * _LN10),),
+    tangent="elementwise",
 )
 _rsqrt = Primitive(
     "RsqrtBackward0",
     float_forward(lambda a: 1 / np.sqrt(a)),
     grads=(lambda g, n: -0.5 * g * n.result**3,),
+    tangent="elementwise",
 )
 
 expm1 = _op(_expm1, "expm1", "exp(x) - 1, accurate for small x.")
@@ -130,34 +146,59 @@ rsqrt = _op(_rsqrt, "rsqrt", "1 / sqrt(x).")
 
 # --- trigonometric and hyperbolic ------------------------------------------------------------
 
-_tan = Primitive("TanBackward0", float_forward(np.tan), grads=(lambda g, n: g * (1 + n.result**2),))
+_tan = Primitive(
+    "TanBackward0",
+    float_forward(np.tan),
+    grads=(lambda g, n: g * (1 + n.result**2),),
+    tangent="elementwise",
+)
 _asin = Primitive(
     "AsinBackward0",
     float_forward(np.arcsin),
     grads=(lambda g, n: g * rsqrt(_one_minus_square(n.self)),),
+    tangent="elementwise",
 )
 _acos = Primitive(
     "AcosBackward0",
     float_forward(np.arccos),
     grads=(lambda g, n: -g * rsqrt(_one_minus_square(n.self)),),
+    tangent="elementwise",
 )
 _atan = Primitive(
-    "AtanBackward0", float_forward(np.arctan), grads=(lambda g, n: g / (n.self**2 + 1),)
+    "AtanBackward0",
+    float_forward(np.arctan),
+    grads=(lambda g, n: g / (n.self**2 + 1),),
+    tangent="elementwise",
 )
-_sinh = Primitive("SinhBackward0", float_forward(np.sinh), grads=(lambda g, n: g * n.self.cosh(),))
-_cosh = Primitive("CoshBackward0", float_forward(np.cosh), grads=(lambda g, n: g * n.self.sinh(),))
+_sinh = Primitive(
+    "SinhBackward0",
+    float_forward(np.sinh),
+    grads=(lambda g, n: g * n.self.cosh(),),
+    tangent="elementwise",
+)
+_cosh = Primitive(
+    "CoshBackward0",
+    float_forward(np.cosh),
+    grads=(lambda g, n: g * n.self.sinh(),),
+    tangent="elementwise",
+)
 _asinh = Primitive(
-    "AsinhBackward0", float_forward(np.arcsinh), grads=(lambda g, n: g * rsqrt(n.self**2 + 1),)
+    "AsinhBackward0",
+    float_forward(np.arcsinh),
+    grads=(lambda g, n: g * rsqrt(n.self**2 + 1),),
+    tangent="elementwise",
 )
 _acosh = Primitive(
     "AcoshBackward0",
     float_forward(np.arccosh),
     grads=(lambda g, n: g * rsqrt((n.self - 1) * (n.self + 1)),),
+    tangent="elementwise",
 )
 _atanh = Primitive(
     "AtanhBackward0",
     float_forward(np.arctanh),
     grads=(lambda g, n: g / _one_minus_square(n.self),),
+    tangent="elementwise",
 )
 
 tan = _op(_tan, "tan", "The tangent (radians).")
@@ -182,11 +223,13 @@ _deg2rad = Primitive(
     "Deg2RadBackward0",
     float_forward(lambda a: a * np.asarray(_DEG, a.dtype)),
     grads=(lambda g, n: g * _DEG,),
+    tangent="linear",
 )
 _rad2deg = Primitive(
     "Rad2DegBackward0",
     float_forward(lambda a: a * np.asarray(1 / _DEG, a.dtype)),
     grads=(lambda g, n: g * (1 / _DEG),),
+    tangent="linear",
 )
 
 deg2rad = _op(_deg2rad, "deg2rad", "Degrees to radians.")
@@ -223,6 +266,7 @@ _sinc = Primitive(
     "SincBackward0",
     float_forward(_sinc_forward),
     grads=(lambda g, n: _sinc_grad(g, n.self, n.result),),
+    tangent="elementwise",
 )
 sinc = _op(_sinc, "sinc", "The normalized sinc: sin(pi x) / (pi x), and 1 at 0.")
 
@@ -248,6 +292,7 @@ _logit = Primitive(
     "LogitBackward0",
     float_forward(_logit_forward),
     grads=(lambda g, n: _logit_grad(g, n.self, n.eps),),
+    tangent="elementwise",
 )
 
 
@@ -273,9 +318,15 @@ def positive(input: Tensor) -> Tensor:
 
 # PyTorch records asinh_, acosh_ and atanh_ under nodes of their own (which it cannot
 # differentiate through; chainrule can).
-_asinh_recorded = Primitive("AsinhBackward1", _asinh.forward, grads=_asinh.grads)
-_acosh_recorded = Primitive("AcoshBackward1", _acosh.forward, grads=_acosh.grads)
-_atanh_recorded = Primitive("AtanhBackward1", _atanh.forward, grads=_atanh.grads)
+_asinh_recorded = Primitive(
+    "AsinhBackward1", _asinh.forward, grads=_asinh.grads, tangent="elementwise"
+)
+_acosh_recorded = Primitive(
+    "AcoshBackward1", _acosh.forward, grads=_acosh.grads, tangent="elementwise"
+)
+_atanh_recorded = Primitive(
+    "AtanhBackward1", _atanh.forward, grads=_atanh.grads, tangent="elementwise"
+)
 
 
 def _inplace(fn: Callable[..., Tensor]) -> Any:

@@ -57,7 +57,7 @@ def not_for(input: Tensor, kernel: str, kinds: str) -> None:
 
 def _rounding(np_fn: Any, node: str, name: str, kernel: str) -> Callable[[Tensor], Tensor]:
     """floor, ceil, trunc: zero gradients; integers give a copy, bools are refused."""
-    prim = Primitive(node, np_fn, grads=(_zero_grad,))
+    prim = Primitive(node, np_fn, grads=(_zero_grad,), tangent="elementwise")
 
     def op(input: Tensor) -> Tensor:
         check_tensor(name, input)
@@ -87,8 +87,10 @@ def _round_decimals(a: np.ndarray, decimals: int) -> np.ndarray:
     return out.astype(a.dtype, copy=False)
 
 
-_round = Primitive("RoundBackward0", np.rint, grads=(_zero_grad,))
-_round_to = Primitive("RoundBackward1", quiet(_round_decimals), grads=(_zero_grad,))
+_round = Primitive("RoundBackward0", np.rint, grads=(_zero_grad,), tangent="elementwise")
+_round_to = Primitive(
+    "RoundBackward1", quiet(_round_decimals), grads=(_zero_grad,), tangent="elementwise"
+)
 
 
 @tensor_method
@@ -113,7 +115,12 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
 
 # --- frac, sgn ------------------------------------------------------------------------------
 
-_frac = Primitive("FracBackward0", quiet(lambda a: a - np.trunc(a)), grads=(lambda g, n: g,))
+_frac = Primitive(
+    "FracBackward0",
+    quiet(lambda a: a - np.trunc(a)),
+    grads=(lambda g, n: g,),
+    tangent="elementwise",
+)
 
 
 @tensor_method
@@ -131,7 +138,7 @@ def sign_array(a: np.ndarray) -> np.ndarray:
     return np.sign(np.where(a == a, a, 0))
 
 
-_sgn = Primitive("SgnBackward0", sign_array, grads=(_zero_grad,))
+_sgn = Primitive("SgnBackward0", sign_array, grads=(_zero_grad,), tangent="elementwise")
 
 
 @tensor_method
@@ -147,6 +154,7 @@ _nan_to_num = Primitive(
     "NanToNumBackward0",
     quiet(lambda a, **v: np.nan_to_num(a, nan=v["nan"], posinf=v["posinf"], neginf=v["neginf"])),
     grads=(lambda g, n: g * n.self.isfinite(),),
+    tangent="elementwise",
 )
 
 

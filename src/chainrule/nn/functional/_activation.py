@@ -71,6 +71,7 @@ _hardtanh = Primitive(
     "HardtanhBackward0",
     lambda a, min_val, max_val: np.minimum(np.maximum(a, min_val), max_val).astype(a.dtype),
     grads=(lambda g, n: where((n.self > n.min_val) & (n.self < n.max_val), g, 0),),
+    tangent="elementwise",
 )
 
 
@@ -102,12 +103,14 @@ _threshold = Primitive(
     "ThresholdBackward0",
     _threshold_forward,
     grads=(lambda g, n: where(n.self > n.threshold, g, 0),),
+    tangent="elementwise",
 )
 # In place, PyTorch records another node, still differentiated from the input it overwrote.
 _threshold_result = Primitive(
     "ThresholdBackward1",
     _threshold_forward,
     grads=(lambda g, n: where(n.self > n.threshold, g, 0),),
+    tangent="elementwise",
 )
 
 
@@ -140,9 +143,13 @@ _leaky_relu = Primitive(
     "LeakyReluBackward0",
     _leaky_relu_forward,
     grads=(lambda g, n: where(n.self > 0, g, g * n.negative_slope),),
+    tangent="elementwise",
 )
 _leaky_relu_result = Primitive(
-    "LeakyReluBackward1", _leaky_relu_forward, grads=(_leaky_relu_result_rule,)
+    "LeakyReluBackward1",
+    _leaky_relu_forward,
+    grads=(_leaky_relu_result_rule,),
+    tangent="elementwise",
 )
 
 
@@ -170,6 +177,7 @@ _hardsigmoid = Primitive(
     "HardsigmoidBackward0",
     _hardsigmoid_forward,
     grads=(lambda g, n: where((n.self > -3) & (n.self < 3), g * _ONE_SIXTH, 0),),
+    tangent="elementwise",
 )
 
 
@@ -188,7 +196,9 @@ def _hardswish_rule(g: Tensor, n: Any) -> Tensor:
     return g * where(x < 3, where(x <= -3, 0, x / 3 + 0.5), 1)
 
 
-_hardswish = Primitive("HardswishBackward0", _hardswish_forward, grads=(_hardswish_rule,))
+_hardswish = Primitive(
+    "HardswishBackward0", _hardswish_forward, grads=(_hardswish_rule,), tangent="elementwise"
+)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -226,6 +236,7 @@ _softshrink = Primitive(
     "SoftshrinkBackward0",
     _softshrink_forward,
     grads=(lambda g, n: where(n.self.abs() > n.lambd, g, 0),),
+    tangent="elementwise",
 )
 
 
@@ -239,6 +250,7 @@ _hardshrink = Primitive(
     "HardshrinkBackward0",
     lambda a, lambd: np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False),
     grads=(lambda g, n: where(n.self.abs() > n.lambd, g, 0),),
+    tangent="elementwise",
 )
 
 

@@ -128,6 +128,7 @@ _clamp_min = Primitive(
     "ClampMinBackward0",
     _clamp_min_forward,
     grads=(lambda g, n: where(n.self >= n.min, g, 0),),
+    tangent="elementwise",
 )
 
 
@@ -140,11 +141,13 @@ _mul_scalar = Primitive(
     "MulBackward1",
     lambda a, other: np.multiply(a, np.asarray(other, dtype=a.dtype)),
     grads=(lambda g, n: g * n.other,),
+    tangent="linear",
 )
 _div_scalar = Primitive(
     "DivBackward1",
     lambda a, other: np.true_divide(a, np.asarray(other, dtype=a.dtype)),
     grads=(lambda g, n: g / n.other,),
+    tangent="linear",
 )
 
 

@@ -7,6 +7,7 @@ the forward is a product and an add, and the backward two products and a sum.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,22 @@ def _addmm_forward(bias: np.ndarray, mat1: np.ndarray, mat2: np.ndarray) -> np.n
     return out
 
 
+def _linear_tangent(tangents: Sequence[Tensor | None], p: Any) -> Tensor:
+    """Forward mode's rule for bias + mat1 @ mat2: the bias's tangent plus the product rule.
+
+    (Not "multilinear": the bias is added, not multiplied.)
+    """
+    t_bias, t_mat1, t_mat2 = tangents
+    terms = []
+    if t_mat1 is not None:
+        terms.append(t_mat1.mm(p.mat2))
+    if t_mat2 is not None:
+        terms.append(p.mat1.mm(t_mat2))
+    if t_bias is not None:
+        terms.append(t_bias)
+    return sum(terms[1:], terms[0])
+
+
 _addmm = Primitive(
     "AddmmBackward0",
     _addmm_forward,
@@ -46,6 +63,7 @@ _addmm = Primitive(
         lambda g, n: g.mm(n.mat2.t()),
         lambda g, n: n.mat1.t().mm(g),
     ),
+    tangent=_linear_tangent,
 )
 
 
@@ -192,6 +210,7 @@ _embedding_backward: Primitive = Primitive(
             g, indices=n.indices, scale=n.scale, num_weights=n.num_weights, scaled=True
         ),
     ),
+    tangent="linear",
 )
 _embedding: Primitive = Primitive(
     "EmbeddingBackward0",
@@ -202,6 +221,7 @@ _embedding: Primitive = Primitive(
             g, indices=n.indices, scale=n.scale, num_weights=n.num_weights
         ),
     ),
+    tangent="linear",
 )
 
 

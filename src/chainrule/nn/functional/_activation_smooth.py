@@ -65,10 +65,14 @@ def _elu_result_rule(g: Tensor, n: Any) -> Tensor:
     return g * where(n.result > 0, n.scale, slope)
 
 
-_elu = Primitive("EluBackward0", _elu_forward_op, grads=(_elu_rule,))
-_elu_result = Primitive("EluBackward1", _elu_forward_op, grads=(_elu_result_rule,))
-_celu = Primitive("CeluBackward0", _elu_forward_op, grads=(_elu_rule,))
-_celu_result = Primitive("CeluBackward1", _elu_forward_op, grads=(_elu_result_rule,))
+_elu = Primitive("EluBackward0", _elu_forward_op, grads=(_elu_rule,), tangent="elementwise")
+_elu_result = Primitive(
+    "EluBackward1", _elu_forward_op, grads=(_elu_result_rule,), tangent="elementwise"
+)
+_celu = Primitive("CeluBackward0", _elu_forward_op, grads=(_elu_rule,), tangent="elementwise")
+_celu_result = Primitive(
+    "CeluBackward1", _elu_forward_op, grads=(_elu_result_rule,), tangent="elementwise"
+)
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -147,7 +151,7 @@ def _gelu_rule(g: Tensor, n: Any) -> Tensor:
     return g * (cdf + x * pdf)
 
 
-_gelu = Primitive("GeluBackward0", _gelu_forward, grads=(_gelu_rule,))
+_gelu = Primitive("GeluBackward0", _gelu_forward, grads=(_gelu_rule,), tangent="elementwise")
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -163,7 +167,9 @@ def _silu_rule(g: Tensor, n: Any) -> Tensor:
     return g * s * (1 + n.self * (1 - s))
 
 
-_silu = Primitive("SiluBackward0", lambda a: a * stable_sigmoid(a), grads=(_silu_rule,))
+_silu = Primitive(
+    "SiluBackward0", lambda a: a * stable_sigmoid(a), grads=(_silu_rule,), tangent="elementwise"
+)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -182,7 +188,7 @@ def _mish_rule(g: Tensor, n: Any) -> Tensor:
     return g * (t + x * x.sigmoid() * (1 - t * t))
 
 
-_mish = Primitive("MishBackward0", _mish_forward, grads=(_mish_rule,))
+_mish = Primitive("MishBackward0", _mish_forward, grads=(_mish_rule,), tangent="elementwise")
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -202,7 +208,9 @@ def _softplus_rule(g: Tensor, n: Any) -> Tensor:
     return g * where(z > n.threshold, 1, z.sigmoid())
 
 
-_softplus = Primitive("SoftplusBackward0", _softplus_forward, grads=(_softplus_rule,))
+_softplus = Primitive(
+    "SoftplusBackward0", _softplus_forward, grads=(_softplus_rule,), tangent="elementwise"
+)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -217,7 +225,10 @@ def _logsigmoid_forward(a: np.ndarray) -> np.ndarray:
 
 
 _logsigmoid = Primitive(
-    "LogSigmoidBackward0", _logsigmoid_forward, grads=(lambda g, n: g * (-n.self).sigmoid(),)
+    "LogSigmoidBackward0",
+    _logsigmoid_forward,
+    grads=(lambda g, n: g * (-n.self).sigmoid(),),
+    tangent="elementwise",
 )
 
 

@@ -74,10 +74,12 @@ _softmax_backward: Primitive = Primitive(
         ),
     ),
 )
+# Its Jacobian diag(y) - y y^T is symmetric, so the rule is also forward mode's rule.
 _softmax = Primitive(
     "SoftmaxBackward0",
     _along(_softmax_np),
     grads=(lambda g, n: _softmax_backward(g, n.result, dim=n.dim),),
+    tangent=lambda ts, p: _softmax_backward(ts[0], p.result, dim=p.dim),
 )
 
 # y = log_softmax(x): grad_input = g - exp(y) * sum(g); its transpose takes gg to
@@ -91,10 +93,12 @@ _log_softmax_backward: Primitive = Primitive(
         lambda gg, n: -gg * n.output.exp() * n.grad_output.sum(n.dim, keepdim=True),
     ),
 )
+# Forward mode: the tangent t moves y by t - sum(t * exp(y)) (the transpose of the rule).
 _log_softmax = Primitive(
     "LogSoftmaxBackward0",
     _along(_log_softmax_np),
     grads=(lambda g, n: _log_softmax_backward(g, n.result, dim=n.dim),),
+    tangent=lambda ts, p: ts[0] - (ts[0] * p.result.exp()).sum(p.dim, keepdim=True),
 )
 
 

@@ -12,6 +12,7 @@ arguments; `size` is the spatial size of that convolution's input.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +78,28 @@ def _conv_weight_forward(a: np.ndarray, b: np.ndarray, geo: Geometry, size: Any)
     )
 
 
+def _conv_tangent(transposed: bool) -> Any:
+    """Forward mode's rule for a convolution (or its transpose) with an optional bias.
+
+    It is linear in input and in weight separately (the product rule), and adds
+    the bias, so it is not "multilinear": the bias's tangent is added as it is.
+    """
+
+    def tangent(tangents: Sequence[Tensor | None], p: Any) -> Tensor:
+        op = _conv_transpose if transposed else _conv
+        t_input, t_weight, t_bias = (*tangents, None)[:3]
+        terms = []
+        if t_input is not None:
+            terms.append(op(t_input, p.weight, None, geo=p.geo, size=p.size))
+        if t_weight is not None:
+            terms.append(op(p.input, t_weight, None, geo=p.geo, size=p.size))
+        if t_bias is not None:
+            terms.append(t_bias.reshape(-1, *(1,) * (p.input.ndim - 2)))
+        return sum(terms[1:], terms[0])
+
+    return tangent
+
+
 _conv_transpose: OptionalInputs
 _conv_weight: Primitive
 _conv = OptionalInputs(
@@ -89,6 +112,7 @@ _conv = OptionalInputs(
     },
     required=("input", "weight"),
     optional=("bias",),
+    tangent=_conv_tangent(transposed=False),
 )
 _conv_transpose = OptionalInputs(
     "ConvolutionBackward0",
@@ -100,6 +124,7 @@ _conv_transpose = OptionalInputs(
     },
     required=("input", "weight"),
     optional=("bias",),
+    tangent=_conv_tangent(transposed=True),
 )
 # The weight gradient of `conv(input, w)` at `grad_output`, as a function of both.
 _conv_weight = Primitive(
@@ -110,6 +135,7 @@ _conv_weight = Primitive(
         lambda g, n: _conv_transpose(n.grad_output, g, None, geo=n.geo, size=n.size),
         lambda g, n: _conv(n.input, g, None, geo=n.geo, size=n.size),
     ),
+    tangent="multilinear",
 )
 
 

@@ -67,11 +67,13 @@ _unfold = Primitive(
     "Im2ColBackward0",
     _unfold_array,
     grads=(lambda g, n: _fold(g, blocks=n.blocks),),
+    tangent="linear",
 )
 _fold = Primitive(
     "Col2ImBackward0",
     _fold_array,
     grads=(lambda g, n: _unfold(g, blocks=n.blocks),),
+    tangent="linear",
 )
 
 

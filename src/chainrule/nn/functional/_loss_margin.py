@@ -166,6 +166,7 @@ _clone_clamped = Primitive(
     "CloneBackward0",
     lambda a, eps: np.maximum(a, np.asarray(eps, dtype=a.dtype)),
     grads=(lambda g, n: g,),
+    tangent="elementwise",
 )
 
 

@@ -80,14 +80,16 @@ _nll_backward: Primitive = Primitive(
     _nll_backward_forward,
     inputs=("grad_output",),
     grads=(lambda g, n: _nll(g, **_nll_params(n)),),
+    tangent="linear",
 )
 _nll: Primitive = Primitive(
     "NllLossBackward0",
     _nll_forward,
     grads=(lambda g, n: _nll_backward(g, self_sizes=n.self_sizes, **_nll_params(n)),),
+    tangent="linear",
 )
 # PyTorch names the op on (N, C, d1, ...) inputs after its 2-d spatial kernel.
-_nll_2d = Primitive("NllLoss2DBackward0", _nll_forward, grads=_nll.grads)
+_nll_2d = Primitive("NllLoss2DBackward0", _nll_forward, grads=_nll.grads, tangent="linear")
 
 
 def _check_target(input: Tensor, target: Tensor) -> None:

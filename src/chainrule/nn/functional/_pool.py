@@ -45,7 +45,7 @@ Ints = tuple[int, ...]
 # --- max pooling: values and indices, scatter and gather by index -----------------------
 
 
-_max_scatter, _ = scatter_pair("MaxPool2DWithIndicesBackward0")
+_max_scatter, _max_gather = scatter_pair("MaxPool2DWithIndicesBackward0")
 
 _max_pool2d = Primitive(
     "MaxPool2DWithIndicesBackward0",
@@ -54,6 +54,11 @@ _max_pool2d = Primitive(
     ),
     grads=(lambda g, n: _max_scatter(g[0], indices=n.indices._data, size=n.size, unique=n.unique),),
     outputs=("result", "indices"),
+    # Forward mode: each window's tangent is that of its maximum (the indices get none).
+    tangent=lambda ts, p: (
+        _max_gather(ts[0], indices=p.indices._data, size=p.size, unique=p.unique),
+        None,
+    ),
 )
 
 

@@ -118,7 +118,7 @@ def _adaptive_max_forward(a: np.ndarray, taps: Any, **_: Any) -> tuple[np.ndarra
     return best, where
 
 
-_adaptive_scatter, _ = scatter_pair("AdaptiveMaxPool2DBackward0")
+_adaptive_scatter, _adaptive_gather = scatter_pair("AdaptiveMaxPool2DBackward0")
 _adaptive_max_pool2d = Primitive(
     "AdaptiveMaxPool2DBackward0",
     _adaptive_max_forward,
@@ -126,6 +126,11 @@ _adaptive_max_pool2d = Primitive(
         lambda g, n: _adaptive_scatter(g[0], indices=n.indices._data, size=n.size, unique=False),
     ),
     outputs=("result", "indices"),
+    # Forward mode: each window's tangent is that of its maximum (the indices get none).
+    tangent=lambda ts, p: (
+        _adaptive_gather(ts[0], indices=p.indices._data, size=p.size, unique=False),
+        None,
+    ),
 )
 
 

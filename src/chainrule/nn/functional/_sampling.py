@@ -53,6 +53,8 @@ _constant_pad = Primitive(
             g, lo=tuple(-p for p in n.lo), hi=tuple(-p for p in n.hi), value=0
         ),
     ),
+    # Forward mode pads the tangent with zeros: the padding value is a constant.
+    tangent=lambda ts, p: _constant_pad(ts[0], lo=p.lo, hi=p.hi, value=0),
 )
 
 _reflect = {k: _taps.linear_pair(f"ReflectionPad{k}DBackward0") for k in (1, 2, 3)}
@@ -420,11 +422,13 @@ _pixel_shuffle = Primitive(
     "PixelShuffleBackward0",
     lambda a, r: _shuffle(a, r),
     grads=(lambda g, n: _pixel_unshuffle(g, r=n.r),),
+    tangent="linear",
 )
 _pixel_unshuffle = Primitive(
     "PixelUnshuffleBackward0",
     lambda a, r: _unshuffle(a, r),
     grads=(lambda g, n: _pixel_shuffle(g, r=n.r),),
+    tangent="linear",
 )
 
 

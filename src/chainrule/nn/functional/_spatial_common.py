@@ -54,7 +54,8 @@ class OptionalInputs:
 
     One Primitive per combination of present inputs, all with the same name and
     rules. The forward receives every input by name (absent ones as None) and so
-    do the rules: `n.weight` is None when no weight was given.
+    do the rules: `n.weight` is None when no weight was given. `tangent` is the
+    Primitives' forward-mode rule (see `Primitive`).
     """
 
     def __init__(
@@ -64,13 +65,18 @@ class OptionalInputs:
         rules: dict[str, Rule | None],
         required: Sequence[str],
         optional: Sequence[str],
+        tangent: str | Callable[..., Any] | None = None,
     ) -> None:
         self._optional = tuple(optional)
         self._prims: dict[tuple[bool, ...], Primitive] = {}
         for present in itertools.product((False, True), repeat=len(optional)):
             names = (*required, *(o for o, p in zip(optional, present, strict=True) if p))
             self._prims[present] = Primitive(
-                name, _by_name(forward, names), grads=[rules[k] for k in names], inputs=names
+                name,
+                _by_name(forward, names),
+                grads=[rules[k] for k in names],
+                inputs=names,
+                tangent=tangent,
             )
         self._required = len(required)
 
@@ -107,10 +113,12 @@ def scatter_pair(name: str) -> tuple[Primitive, Primitive]:
         lambda g, indices, size, unique: _windows.scatter_plane(g, indices, size, unique),
         inputs=("grad_output",),
         grads=(lambda g, n: gather(g, indices=n.indices, size=n.size, unique=n.unique),),
+        tangent="linear",
     )
     gather = Primitive(
         name,
         lambda a, indices, size, unique: _windows.gather_plane(a, indices, len(size)),
         grads=(lambda g, n: scatter(g, indices=n.indices, size=n.size, unique=n.unique),),
+        tangent="linear",
     )
     return scatter, gather

@@ -123,11 +123,13 @@ def linear_pair(name: str) -> Primitive:
         lambda g, taps: adjoint(g, taps),
         inputs=("grad_output",),
         grads=(lambda g, n: forward(g, taps=n.taps),),
+        tangent="linear",
     )
     forward = Primitive(
         name,
         lambda a, taps: apply(a, taps),
         grads=(lambda g, n: backward(g, taps=n.taps),),
+        tangent="linear",
     )
     return forward
 

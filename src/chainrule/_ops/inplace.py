@@ -114,10 +114,7 @@ def _rebase(t: Tensor, new: Tensor) -> None:
     assert view_fn is not None
     keep = np.ones(base._data.shape, dtype=base._data.dtype)
     view_fn(Tensor._make(keep))._data[...] = 0
-    _into_base(base, new, lambda b: view_fn(b), keep)
-    regenerated = view_fn(base)
-    t._grad_fn, t._output_nr = regenerated._grad_fn, regenerated._output_nr
-    t._requires_grad = True
+    _into_base(base, new, lambda b: view_fn(b), keep)  # `t`'s own node: see bump_version
 
 
 def _into_base(
@@ -167,23 +164,25 @@ def bump_version(t: Tensor) -> None:
     Note: a view's node takes its values from the base as they were when the view was
     made; after a write through the base or any view, each view (the written one too)
     gets an `AsStridedBackward0` node on the base's new place in the graph, as in
-    PyTorch. Views of several outputs (`split`, `unbind`) and views made without grad
-    mode keep theirs.
+    PyTorch. Views of several outputs (`split`, `unbind`) keep theirs, and so do other
+    views made without grad mode.
     """
     counter = t._version_counter
     counter.value += 1
-    if not counter.views:
-        return
+    views = [] if t._base is None else [t]  # the written view, even one made without grad
     alive = []
-    for ref in counter.views:
+    for ref in counter.views or ():
         view = ref()
-        if view is None:
-            continue
-        alive.append(ref)
+        if view is not None:
+            alive.append(ref)
+            if view is not t:
+                views.append(view)
+    if counter.views:
+        counter.views = alive
+    for view in views:
         base = view._base
         if base is not None and base._requires_grad and "_multi_view" not in view.__dict__:
             regenerate_view_node(view)
-    counter.views = alive
 
 
 def _update_tangent(t: Tensor, src: Tensor, key: Any) -> None:
@@ -302,9 +301,6 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
             keep = np.ones(base._data.shape, dtype=base._data.dtype)
             view_fn(Tensor._make(keep))._data[key] = 0
             _into_base(base, src, lambda b: view_fn(b)[index], keep)
-            regenerated = view_fn(base)
-            t._grad_fn, t._output_nr = regenerated._grad_fn, regenerated._output_nr
-            t._requires_grad = True
     _update_tangent(t, src, key)
     bump_version(t)
 

@@ -421,9 +421,11 @@ def test_autograd_grad_create_graph_freed(no_gc: None) -> None:
     (g,) = cr.autograd.grad(y, x, create_graph=True)
     (g2,) = cr.autograd.grad(g.sum(), x)
     assert x.grad is None
-    np.testing.assert_allclose(
+    np.testing.assert_allclose(  # float32: the closed form rounds differently
         g2.numpy(),
         2 * np.cos(x.detach().numpy()) - x.detach().numpy() * np.sin(x.detach().numpy()),
+        rtol=1e-5,
+        atol=1e-6,
     )
     refs = [weakref.ref(g), *graph_refs(y, g)]
     del y, g

@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from .primitive import Primitive, as_operands, scalar_tensor, tensor_method
+from .primitive import Primitive, as_operands, pair_dtype, scalar_tensor, tensor_method
+from .quiet import mute, quiet, unmute
 
 __all__ = [
     "abs",
@@ -49,15 +50,16 @@ def _binary(np_fn: Any) -> Any:
     """A forward that computes in the promoted dtype `dt` (Note: no cast node in the graph)."""
 
     def forward(a: np.ndarray, b: np.ndarray, dt: np.dtype, **_: Any) -> np.ndarray:
-        # PyTorch computes 1/0, inf - inf, ... silently: so does chainrule.
-        with np.errstate(all="ignore"):
-            try:
-                if a.dtype == dt and b.dtype == dt:
-                    return np_fn(a, b)
-                # Unsafe: a 0-d int8 with a uint8 tensor computes in uint8, wrapping, as PyTorch.
-                return np_fn(a, b, dtype=dt, casting="unsafe")
-            except ValueError:
-                raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
+        token = mute()
+        try:
+            if a.dtype == dt and b.dtype == dt:
+                return np_fn(a, b)
+            # Unsafe: a 0-d int8 with a uint8 tensor computes in uint8, wrapping, as PyTorch.
+            return np_fn(a, b, dtype=dt, casting="unsafe")
+        except ValueError:
+            raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
+        finally:
+            unmute(token)
 
     return forward
 
@@ -86,8 +88,7 @@ def _unary(np_fn: Any) -> Any:
     def forward(a: np.ndarray) -> np.ndarray:
         if a.dtype.kind != "f":
             a = a.astype(_dtype.get_default_dtype().np)
-        with np.errstate(all="ignore"):  # log(0), sqrt(-1): silent, as in PyTorch
-            return np_fn(a)
+        return quiet(np_fn, a)  # log(0), sqrt(-1): silent, as in PyTorch
 
     return forward
 
@@ -485,7 +486,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         dt, (a, b) = as_operands(input, exponent)
         return _pow_tensor(a, b, dt=dt.np)
-    dt = _dtype.result_type(input, exponent)
+    dt = pair_dtype(input, exponent) or _dtype.result_type(input, exponent)
     if dt._category != 2 and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _pow_scalar(input, exponent=exponent, dt=dt.np)

@@ -37,6 +37,7 @@ __all__ = [
     "Primitive",
     "Rule",
     "as_operands",
+    "pair_dtype",
     "scalar_tensor",
     "tensor_method",
     "tracks",
@@ -107,21 +108,20 @@ class OpNode(Node):
         self._params = params
         self._input_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
         saved: dict[str, Any] = {}
-        needed = prim.saves_for(inputs)
+        save_inputs, save_outputs = prim.save_plan(inputs)
         if prim.variadic:
             # All the tensors of a variadic op are saved under its one input name.
-            if prim.inputs[0] in needed:
+            if save_inputs:
                 saved[prim.inputs[0]] = [SavedTensor(t) for t in inputs]
         else:
-            for name, t in zip(prim.inputs, inputs, strict=False):
-                if name in needed:
-                    saved[name] = SavedTensor(t)
-        for name, r in zip(prim.outputs, results, strict=True):
-            if name in needed:
-                if _saved_hooks.top is not None and r._data.dtype.kind == "f":
-                    # Wired now (the caller does the same next) so pack hooks see the grad_fn.
-                    r._requires_grad, r._grad_fn = True, self
-                saved[name] = SavedTensor(r, is_output=True)
+            for i, name in save_inputs:
+                saved[name] = SavedTensor(inputs[i])
+        for i, name in save_outputs:
+            r = results[i]
+            if _saved_hooks.top is not None and r._data.dtype.kind == "f":
+                # Wired now (the caller does the same next) so pack hooks see the grad_fn.
+                r._requires_grad, r._grad_fn = True, self
+            saved[name] = SavedTensor(r, is_output=True)
         self._saved: dict[str, Any] | None = saved
         self._output_meta = (
             tuple([(r._data.shape, r._data.dtype) for r in results]) if len(results) > 1 else ()
@@ -131,7 +131,7 @@ class OpNode(Node):
                 watch(self, results)
 
     def __getattr__(self, name: str) -> Any:
-        # Called only when normal lookup fails: saved tensors, then parameters.
+        # Called only when normal lookup fails: parameters, then saved tensors.
         key = name[7:] if name.startswith("_saved_") else name
         try:
             saved = object.__getattribute__(self, "_saved")
@@ -139,6 +139,8 @@ class OpNode(Node):
         except AttributeError:
             raise AttributeError(name) from None
         if key in params:
+            if key == name:
+                _add_field(type(self), name)  # the next lookup of this name is direct
             return params[key]
         if saved is None:
             if key in self._prim.saveable:
@@ -179,6 +181,41 @@ class OpNode(Node):
     def _release(self) -> None:
         if self._saved:
             self._saved = None
+
+
+class _Field:
+    """`node.<name>` for a parameter or saved value: the fast way in for rules.
+
+    Without it every such read first fails the normal lookup and then falls back to
+    `OpNode.__getattr__`; a class attribute is found at once. Misses (a value
+    another node of the class does not have, a freed graph) still end in
+    `__getattr__`, which raises the right error.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, node: OpNode | None, owner: type | None = None) -> Any:
+        if node is None:
+            return self
+        name = self.name
+        params = node._params
+        if name in params:
+            return params[name]
+        saved = node._saved
+        value = saved.get(name) if saved is not None else None
+        if value is None:
+            return node.__getattr__(name)
+        if type(value) is list:  # a variadic op's inputs
+            return tuple([s.unpack(node) for s in value])
+        return value.unpack(node)
+
+
+def _add_field(cls: type[OpNode], name: str) -> None:
+    if not hasattr(cls, name):  # never shadow a Node attribute or method
+        setattr(cls, name, _Field(name))
 
 
 def _materialize(
@@ -241,6 +278,7 @@ class Primitive:
         # `tangent(tangents, primals)`, or None: derived by transposing the reverse rules.
         self.tangent = "linear" if view and tangent is None else tangent
         self.outputs = tuple(outputs)
+        self._many = len(self.outputs) > 1
         if len(grads) != len(inputs):
             raise ValueError(f"{name}: {len(inputs)} inputs but {len(grads)} rules")
         self.name = name
@@ -250,31 +288,43 @@ class Primitive:
         self.view = view
         self.node_cls = node_class(name)
         self.saveable = frozenset((*self.inputs, *self.outputs))
+        for field in self.saveable:
+            _add_field(self.node_cls, field)
         # What each rule reads from its node, found from the names it uses.
         self._reads = tuple(
             frozenset(rule.__code__.co_names) & self.saveable if rule is not None else frozenset()
             for rule in self.grads
         )
-        self._saves_cache: dict[tuple[bool, ...], frozenset[str]] = {}
+        self._save_plans: dict[tuple[bool, ...], tuple[tuple[tuple[int, str], ...], ...]] = {}
 
     def saves_for(self, inputs: Sequence[Tensor]) -> frozenset[str]:
         """The saved values the rules of the inputs that require grad will read."""
         key = tuple([t._requires_grad for t in inputs])
-        needed = self._saves_cache.get(key)
-        if needed is None and self.variadic:
-            needed = self._reads[0] if any(key) else frozenset()
-            self._saves_cache[key] = needed
-        elif needed is None:
-            needed = frozenset().union(
-                *(reads for r, reads in zip(key, self._reads, strict=False) if r)
+        if self.variadic:
+            return self._reads[0] if any(key) else frozenset()
+        return frozenset().union(*(reads for r, reads in zip(key, self._reads, strict=False) if r))
+
+    def save_plan(self, inputs: Sequence[Tensor]) -> tuple[tuple[tuple[int, str], ...], ...]:
+        """What a node of these inputs saves: (index, name) of the inputs, then of the outputs.
+
+        Cached per pattern of which inputs require grad (a variadic op's key is
+        whether any does)."""
+        key = tuple([t._requires_grad for t in inputs])
+        if self.variadic:
+            key = (any(key),)
+        plan = self._save_plans.get(key)
+        if plan is None:
+            needed = self.saves_for(inputs)
+            plan = self._save_plans[key] = (
+                tuple((i, n) for i, n in enumerate(self.inputs) if n in needed),
+                tuple((i, n) for i, n in enumerate(self.outputs) if n in needed),
             )
-            self._saves_cache[key] = needed
-        return needed
+        return plan
 
     def __call__(self, *inputs: Tensor, **params: Any) -> Any:
         arrays = [t._data for t in inputs]
         data = self.forward(arrays, **params) if self.variadic else self.forward(*arrays, **params)
-        if len(self.outputs) > 1:
+        if self._many:
             return self._finish_many(inputs, params, data)
         if type(data) is not np.ndarray:
             data = np.asarray(data)
@@ -364,26 +414,35 @@ def as_operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
     return dt, tensors
 
 
-_SCALAR_KINDS = {bool: "b", int: "iub", float: "f"}
+# The tensor kinds that keep their dtype when combined with a Python number of a type.
+_SCALAR_KINDS = {bool: "biuf", int: "iuf", float: "f"}
 
 
-def _same_kind_pair(a: Any, b: Any) -> tuple[_dtype.dtype, list[Tensor]] | None:
-    """The common cases of `as_operands` without the full promotion rules.
+def pair_dtype(a: Any, b: Any) -> _dtype.dtype | None:
+    """The result dtype of `a op b` in the common cases, or None for the full rules.
 
-    Two tensors of one dtype, or a tensor and a Python number that its dtype
-    already holds (a float tensor and a float, an int tensor and an int).
+    Two tensors of one dtype, or a tensor and a Python number its dtype already
+    holds (a float tensor and an int or float, an int tensor and an int).
     """
     if type(a) is not Tensor:
         return None
-    kind = a._data.dtype.kind
+    ad = a._data.dtype
     if type(b) is Tensor:
-        if b._data.dtype is a._data.dtype or b._data.dtype == a._data.dtype:
-            return _dtype.from_numpy_dtype(a._data.dtype), [a, b]
-        return None
+        bd = b._data.dtype
+        return _dtype.from_numpy_dtype(ad) if bd is ad or bd == ad else None
     kinds = _SCALAR_KINDS.get(type(b))
-    if kinds is None or kind not in kinds or (kind == "b" and type(b) is not bool):
+    if kinds is None or ad.kind not in kinds:
         return None
-    dt = _dtype.from_numpy_dtype(a._data.dtype)
+    return _dtype.from_numpy_dtype(ad)
+
+
+def _same_kind_pair(a: Any, b: Any) -> tuple[_dtype.dtype, list[Tensor]] | None:
+    """`as_operands` for the cases `pair_dtype` knows."""
+    dt = pair_dtype(a, b)
+    if dt is None:
+        return None
+    if type(b) is Tensor:
+        return dt, [a, b]
     return dt, [a, Tensor._make(_scalar_array(b, a._data.dtype))]
 
 

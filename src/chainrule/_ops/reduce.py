@@ -26,7 +26,8 @@ def _restore(g: Tensor, n: Any) -> Tensor:
 
 
 def _sum_forward(a: np.ndarray, dim: tuple[int, ...], keepdim: bool, dt: Any, **_: Any) -> Any:
-    return np.sum(a, axis=dim, keepdims=keepdim, dtype=dt)
+    # np.sum's own work, without its Python-level dispatch (a microsecond per call).
+    return np.add.reduce(a, axis=dim, keepdims=keepdim, dtype=dt)  # type: ignore[call-overload]
 
 
 _sum_all = Primitive(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from . import anomaly_mode, forward_ad, functional, graph
 from .anomaly_mode import (
     detect_anomaly,
@@ -60,9 +62,7 @@ __all__ = [
 def _as_tuple(x: Any) -> tuple[Any, ...]:
     if x is None:
         return ()
-    from .._tensor import Tensor
-
-    if isinstance(x, Tensor):
+    if isinstance(x, graph.tensor_type()):
         return (x,)
     return tuple(x)
 
@@ -71,16 +71,14 @@ def _make_grads(
     outputs: Sequence[Tensor], grads: Sequence[Any], is_grads_batched: bool = False
 ) -> list[Tensor]:
     """Check the gradients given for `outputs`; an omitted one is 1 for a scalar output."""
-    from .._creation import ones_like
-    from .._tensor import Tensor
-
+    tensor_cls = graph.tensor_type()
     out_grads = []
     # zip stops at the shorter (as PyTorch): the caller checks the count afterwards.
     for i, (out, g) in enumerate(zip(outputs, grads, strict=False)):
-        if g is not None and not isinstance(g, Tensor):
+        if g is not None and not isinstance(g, tensor_cls):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        if isinstance(g, Tensor):
-            if g.shape != out.shape:
+        if isinstance(g, tensor_cls):
+            if g._data.shape != out._data.shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
                     f"output[{i}] has a shape of {out.shape!r}."
@@ -95,7 +93,7 @@ def _make_grads(
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"{out.dtype!r}"
                 )
-            g = ones_like(out)
+            g = tensor_cls._make(np.ones(out._data.shape, out._data.dtype))
         out_grads.append(g)
     return out_grads
 
@@ -176,9 +174,7 @@ def grad(
 
     Unlike `backward`, nothing is accumulated into `.grad`.
     """
-    from .._creation import zeros_like
-    from .._tensor import Tensor
-
+    tensor_cls = graph.tensor_type()
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "
@@ -190,12 +186,12 @@ def grad(
     ins = _as_tuple(inputs)
     if grad_outputs is None:
         gouts: tuple[Any, ...] = (None,) * len(outs)
-    elif isinstance(grad_outputs, Tensor):
+    elif isinstance(grad_outputs, tensor_cls):
         gouts = (grad_outputs,)
     else:
         gouts = tuple(grad_outputs)  # a number fails here, as in PyTorch
     for t in ins:
-        if not isinstance(t, Tensor):
+        if not isinstance(t, tensor_cls):
             raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
     root_grads = _make_grads(outs, gouts)
     _check_lengths(outs, root_grads)
@@ -216,6 +212,6 @@ def grad(
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
-                g = zeros_like(t)
+                g = tensor_cls._make(np.zeros(t._data.shape, t._data.dtype))
         out.append(g)
     return tuple(out)

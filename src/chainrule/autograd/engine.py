@@ -58,53 +58,50 @@ def _collect(
     its next functions leads to a target; otherwise every reachable node runs.
     """
     deps: dict[Node, int] = {}
-    stack = list(roots)
-    seen: set[Node] = set(stack)
-    while stack:
-        node = stack.pop()
-        for child, _ in node._next:
-            if child is None:
-                continue
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
     if targets is None:
-        return deps, seen, None
-    # A node leads to a target when it is one or any child leads to one. Sweep
-    # children-first: reverse topological order from an explicit post-order walk.
-    leads: set[Node] = set()
-    for node in _post_order(roots):
-        if node in targets or any(c in leads for c, _ in node._next if c is not None):
-            leads.add(node)
-    runs = {n for n in seen if any(c in leads for c, _ in n._next if c is not None)}
-    return deps, runs, leads
-
-
-def _post_order(roots: Sequence[Node]) -> list[Node]:
-    """Every reachable node after all of its children, without recursion."""
-    out: list[Node] = []
-    done: set[Node] = set()
-    for root in roots:
-        if root in done:
-            continue
-        stack: list[tuple[Node, int]] = [(root, 0)]
-        done.add(root)
+        seen: set[Node] = set(roots)
+        stack = list(seen)
         while stack:
-            node, i = stack[-1]
+            for child, _ in stack.pop()._next:
+                if child is None:
+                    continue
+                deps[child] = deps.get(child, 0) + 1
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+        return deps, seen, None
+    # One depth-first walk, without recursion: a node is finished after all of its
+    # children, so whether it leads to a target is known from theirs.
+    leads: set[Node] = set()
+    runs: set[Node] = set()
+    seen = set()
+    for root in roots:
+        if root in seen:
+            continue  # reached from an earlier root
+        seen.add(root)
+        walk: list[tuple[Node, int]] = [(root, 0)]
+        while walk:
+            node, i = walk[-1]
             nxt = node._next
-            while i < len(nxt) and (nxt[i][0] is None or nxt[i][0] in done):
-                i += 1
-            if i < len(nxt):
-                stack[-1] = (node, i + 1)
+            while i < len(nxt):
                 child = nxt[i][0]
-                assert child is not None
-                done.add(child)
-                stack.append((child, 0))
+                i += 1
+                if child is None:
+                    continue
+                deps[child] = deps.get(child, 0) + 1
+                if child not in seen:
+                    seen.add(child)
+                    walk[-1] = (node, i)
+                    walk.append((child, 0))
+                    break
             else:
-                stack.pop()
-                out.append(node)
-    return out
+                walk.pop()
+                if any(c in leads for c, _ in nxt):
+                    runs.add(node)
+                    leads.add(node)
+                elif node in targets:
+                    leads.add(node)
+    return deps, runs, leads
 
 
 def validate_grads(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | None]:
@@ -172,7 +169,7 @@ def run_backward(
     `.grad` is not touched. Returns the captured gradients, in order.
     """
     targets = {n for n, _ in captures} if captures is not None else None
-    root_nodes = list(dict.fromkeys(n for n, _ in roots))
+    root_nodes = list(dict.fromkeys([n for n, _ in roots]))
     deps, runs, leads = _collect(root_nodes, targets)
     if accumulate and targets:
         # backward(inputs=...): the requested leaves accumulate too.
@@ -187,6 +184,7 @@ def run_backward(
         _add_to_buffer(buffers, node, nr, g)
     ready = [(-n._seq, id(n), n) for n in root_nodes if deps.get(n, 0) == 0]
     heapq.heapify(ready)
+    pop, push = heapq.heappop, heapq.heappush
 
     prev_task = current_graph_task()
     _current.task = GraphTask(leads if leads is not None else runs)
@@ -195,7 +193,7 @@ def run_backward(
     prev_evaluating = _anomaly._evaluating.node
     try:
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = pop(ready)[2]
             if _anomaly._enabled:
                 _anomaly._evaluating.node = node  # the parent of nodes made from here
             grads = buffers.pop(node, None) or [None]
@@ -206,12 +204,14 @@ def run_backward(
                 or type(node) is AccumulateGrad
             ):
                 grads = _pre_process(node, grads)
-            for k, nr in capture_at.get(node, ()):
-                captured[k] = grads[nr] if nr < len(grads) else None
-            if node in runs and (accumulate or not isinstance(node, AccumulateGrad)):
-                if any(g is not None for g in grads):
+            if node in capture_at:
+                for k, nr in capture_at[node]:
+                    captured[k] = grads[nr] if nr < len(grads) else None
+            edges = node._next
+            if node in runs and (accumulate or type(node) is not AccumulateGrad):
+                if grads[0] is not None or any(g is not None for g in grads):
                     # Only the inputs that lead to a requested input need a gradient.
-                    needed = None if leads is None else [c in leads for c, _ in node._next]
+                    needed = None if leads is None else [c in leads for c, _ in edges]
                     grad_inputs = validate_grads(node, node._apply(grads, needed))
                     if node._hooks:
                         grad_inputs = _call_post_hooks(node, grad_inputs, grads)
@@ -219,22 +219,26 @@ def run_backward(
                         for watch in backward_watchers:
                             watch(node, grads, grad_inputs)
                 else:
-                    grad_inputs = [None] * len(node._next)
+                    grad_inputs = [None] * len(edges)
                 if not retain_graph:
                     node._release()
                 if _anomaly._enabled and _anomaly._check_nan:
                     _anomaly.check_nan(node, grad_inputs)
             else:
-                grad_inputs = [None] * len(node._next)
-            for (child, nr), gi in zip(node._next, grad_inputs, strict=True):
+                grad_inputs = [None] * len(edges)
+            for (child, nr), gi in zip(edges, grad_inputs, strict=True):
                 if child is None:
                     continue
                 if gi is not None:
-                    _add_to_buffer(buffers, child, nr, gi)
+                    buf = buffers.get(child)
+                    if buf is None and nr == 0:
+                        buffers[child] = [gi]
+                    else:
+                        _add_to_buffer(buffers, child, nr, gi)
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
-                    heapq.heappush(ready, (-child._seq, id(child), child))
+                    push(ready, (-child._seq, id(child), child))
     except Exception:
         if _anomaly._enabled:
             # `node` is the one being run (the loop starts by popping one).

@@ -1,0 +1,61 @@
+"""NumPy calls with floating-point warnings off: PyTorch computes 1/0, log(0) and
+inf - inf silently, so chainrule's ops do too.
+
+`np.errstate` costs about a microsecond each time, more than a ufunc on a small
+array. On NumPy 2 the setting it makes is one context variable (so per thread, as
+errstate's), which `mute` sets directly; with older NumPy it enters an errstate.
+
+    token = mute()
+    try:
+        ...
+    finally:
+        unmute(token)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+__all__ = ["mute", "quiet", "unmute"]
+
+R = TypeVar("R")
+
+try:
+    from numpy._core._ufunc_config import (  # type: ignore[attr-defined]
+        _extobj_contextvar,
+        _make_extobj,
+    )
+
+    _IGNORE = _make_extobj(all="ignore")
+
+    def mute() -> Any:
+        """Turn NumPy's floating-point warnings off; returns what `unmute` needs."""
+        return _extobj_contextvar.set(_IGNORE)
+
+    def unmute(token: Any) -> None:
+        """Put back the setting `mute` replaced."""
+        _extobj_contextvar.reset(token)
+
+except (ImportError, TypeError):  # NumPy 1.x
+
+    def mute() -> Any:
+        """Turn NumPy's floating-point warnings off; returns what `unmute` needs."""
+        state = np.errstate(all="ignore")
+        state.__enter__()
+        return state
+
+    def unmute(token: Any) -> None:
+        """Put back the setting `mute` replaced."""
+        token.__exit__(None, None, None)
+
+
+def quiet(fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
+    """`fn(*args, **kwargs)` with NumPy's floating-point warnings off."""
+    token = mute()
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        unmute(token)

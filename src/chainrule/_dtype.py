@@ -140,6 +140,10 @@ def set_default_dtype(d: dtype) -> None:
 def from_numpy_dtype(np_dtype: Any) -> dtype:
     """The chainrule dtype of a NumPy dtype, or TypeError for ones chainrule lacks."""
     try:
+        return _BY_NUMPY[np_dtype]  # a NumPy dtype already, as nearly always
+    except (KeyError, TypeError):
+        pass
+    try:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except KeyError:
         raise TypeError(

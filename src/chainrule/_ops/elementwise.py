@@ -9,7 +9,14 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from .primitive import Primitive, as_operands, pair_dtype, scalar_tensor, tensor_method
+from .primitive import (
+    Primitive,
+    as_operands,
+    pair_dtype,
+    scalar_array,
+    scalar_tensor,
+    tensor_method,
+)
 from .quiet import mute, quiet, unmute
 
 __all__ = [
@@ -610,14 +617,33 @@ def _forward_op(fn: Any) -> Any:
     return op
 
 
+def _float_op(fn: Any, prim: Primitive, **fixed: Any) -> Any:
+    """An arithmetic operator that goes straight to `prim` in the common case (two float
+    tensors of one dtype, or a float tensor and a Python number), and through `fn`,
+    with every promotion rule and check, otherwise."""
+    general = _forward_op(fn)
+
+    def op(self: Tensor, other: Any) -> Any:
+        dt = self._data.dtype
+        if dt.kind == "f":
+            if type(other) is Tensor:
+                if other._data.dtype == dt:
+                    return prim(self, other, dt=dt, **fixed)
+            elif type(other) is float or type(other) is int:
+                return prim(self, Tensor._make(scalar_array(other, dt)), dt=dt, **fixed)
+        return general(self, other)
+
+    return op
+
+
 _OPERATORS = {
-    "__add__": _forward_op(add),
-    "__radd__": _forward_op(add),
-    "__sub__": _forward_op(sub),
+    "__add__": _float_op(add, _add, alpha=1),
+    "__radd__": _float_op(add, _add, alpha=1),
+    "__sub__": _float_op(sub, _sub, alpha=1),
     "__rsub__": _forward_op(rsub),
-    "__mul__": _forward_op(mul),
-    "__rmul__": _forward_op(mul),
-    "__truediv__": _forward_op(div),
+    "__mul__": _float_op(mul, _mul),
+    "__rmul__": _float_op(mul, _mul),
+    "__truediv__": _float_op(div, _div),
     "__rtruediv__": _forward_op(lambda self, other: reciprocal(self) * other),
     "__pow__": _forward_op(pow),
     "__rpow__": _reflected(pow),

@@ -38,6 +38,7 @@ __all__ = [
     "Rule",
     "as_operands",
     "pair_dtype",
+    "scalar_array",
     "scalar_tensor",
     "tensor_method",
     "tracks",
@@ -165,6 +166,10 @@ class OpNode(Node):
             grad = grad_outputs[0]
             if grad is None:
                 return [None] * len(self._next)
+        if len(prim.grads) == 1 and not prim.variadic:  # one input: the common case
+            rule = prim.grads[0]
+            wanted_one = self._next[0][0] is not None if needed is None else needed[0]
+            return [rule(grad, self) if rule is not None and wanted_one else None]
         wanted = [e[0] is not None for e in self._next] if needed is None else needed
         if prim.variadic:
             rule = prim.grads[0]
@@ -322,8 +327,12 @@ class Primitive:
         return plan
 
     def __call__(self, *inputs: Tensor, **params: Any) -> Any:
-        arrays = [t._data for t in inputs]
-        data = self.forward(arrays, **params) if self.variadic else self.forward(*arrays, **params)
+        if self.variadic:
+            data = self.forward([t._data for t in inputs], **params)
+        elif len(inputs) == 1:
+            data = self.forward(inputs[0]._data, **params)
+        else:
+            data = self.forward(*[t._data for t in inputs], **params)
         if self._many:
             return self._finish_many(inputs, params, data)
         if type(data) is not np.ndarray:
@@ -381,10 +390,10 @@ def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str,
 
 def scalar_tensor(value: Any, dtype: _dtype.dtype) -> Tensor:
     """A Python number as a 0-d tensor of `dtype` (it never requires grad)."""
-    return Tensor._make(_scalar_array(value, dtype.np))
+    return Tensor._make(scalar_array(value, dtype.np))
 
 
-def _scalar_array(value: Any, np_dtype: np.dtype) -> np.ndarray:
+def scalar_array(value: Any, np_dtype: np.dtype) -> np.ndarray:
     """A Python number as a 0-d array; an int out of the dtype's range wraps, as in PyTorch."""
     try:
         return np.asarray(value, dtype=np_dtype)
@@ -443,7 +452,7 @@ def _same_kind_pair(a: Any, b: Any) -> tuple[_dtype.dtype, list[Tensor]] | None:
         return None
     if type(b) is Tensor:
         return dt, [a, b]
-    return dt, [a, Tensor._make(_scalar_array(b, a._data.dtype))]
+    return dt, [a, Tensor._make(scalar_array(b, a._data.dtype))]
 
 
 def tensor_method(fn: Callable[..., Any]) -> Callable[..., Any]:

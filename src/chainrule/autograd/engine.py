@@ -96,32 +96,35 @@ def _collect(
                     break
             else:
                 walk.pop()
-                if any(c in leads for c, _ in nxt):
-                    runs.add(node)
-                    leads.add(node)
-                elif node in targets:
-                    leads.add(node)
+                for c, _ in nxt:
+                    if c in leads:
+                        runs.add(node)
+                        leads.add(node)
+                        break
+                else:
+                    if node in targets:
+                        leads.add(node)
     return deps, runs, leads
 
 
 def validate_grads(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | None]:
     """Check what a node returned and undo broadcasting and dtype changes (the one place)."""
-    Tensor = tensor_type()
     edges = node._next
     if len(grads) != len(edges):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients "
             f"(expected {len(edges)}, got {len(grads)})"
         )
+    tensor_cls = tensor_type()
     meta = getattr(node, "_input_meta", None)
-    out = list(grads)
+    out = grads if type(grads) is list else list(grads)
     for i, g in enumerate(out):
         if g is None:
             continue
         if edges[i][0] is None:
             out[i] = None
             continue
-        if type(g) is not Tensor and not isinstance(g, Tensor):
+        if type(g) is not tensor_cls and not isinstance(g, tensor_cls):
             raise TypeError(
                 f"function {node.name()} returned a gradient of type {type(g).__name__} at "
                 f"index {i}; expected a Tensor or None"
@@ -169,7 +172,7 @@ def run_backward(
     `.grad` is not touched. Returns the captured gradients, in order.
     """
     targets = {n for n, _ in captures} if captures is not None else None
-    root_nodes = list(dict.fromkeys([n for n, _ in roots]))
+    root_nodes = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys([n for n, _ in roots]))
     deps, runs, leads = _collect(root_nodes, targets)
     if accumulate and targets:
         # backward(inputs=...): the requested leaves accumulate too.
@@ -182,7 +185,7 @@ def run_backward(
     buffers: dict[Node, list[Tensor | None]] = {}
     for (node, nr), g in zip(roots, root_grads, strict=True):
         _add_to_buffer(buffers, node, nr, g)
-    ready = [(-n._seq, id(n), n) for n in root_nodes if deps.get(n, 0) == 0]
+    ready = [(-n._seq, id(n), n) for n in root_nodes if n not in deps]
     heapq.heapify(ready)
     pop, push = heapq.heappop, heapq.heappush
 
@@ -210,8 +213,11 @@ def run_backward(
             edges = node._next
             if node in runs and (accumulate or type(node) is not AccumulateGrad):
                 if grads[0] is not None or any(g is not None for g in grads):
-                    # Only the inputs that lead to a requested input need a gradient.
-                    needed = None if leads is None else [c in leads for c, _ in edges]
+                    # Only the inputs that lead to a requested input need a gradient (a
+                    # node with one input runs only when that one does).
+                    needed = (
+                        None if leads is None or len(edges) == 1 else [c in leads for c, _ in edges]
+                    )
                     grad_inputs = validate_grads(node, node._apply(grads, needed))
                     if node._hooks:
                         grad_inputs = _call_post_hooks(node, grad_inputs, grads)

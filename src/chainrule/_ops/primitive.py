@@ -98,8 +98,20 @@ class OpNode(Node):
         params: dict[str, Any],
         results: Sequence[Tensor],
     ) -> None:
-        # Node.__init__, inlined: this runs once per recorded op.
-        self._next = tuple([t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs])
+        # Node.__init__, inlined: this runs once per recorded op (and one input is the
+        # common case, spelled out because it is a third faster than the general one).
+        if len(inputs) == 1:
+            t = inputs[0]
+            self._next = (t._gradient_edge() if t._requires_grad else (None, 0),)
+            self._input_meta = ((t._data.shape, t._data.dtype),)
+            key: tuple[bool, ...] = (t._requires_grad,)
+        else:
+            edges, meta, flags = [], [], []
+            for t in inputs:
+                flags.append(t._requires_grad)
+                edges.append(t._gradient_edge() if t._requires_grad else (None, 0))
+                meta.append((t._data.shape, t._data.dtype))
+            self._next, self._input_meta, key = tuple(edges), tuple(meta), tuple(flags)
         self._seq = next(_sequence)
         self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
         self._retained = self._metadata = None
@@ -107,9 +119,8 @@ class OpNode(Node):
             _anomaly.record(self)
         self._prim = prim
         self._params = params
-        self._input_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
         saved: dict[str, Any] = {}
-        save_inputs, save_outputs = prim.save_plan(inputs)
+        save_inputs, save_outputs = prim._save_plans.get(key) or prim.save_plan(inputs)
         if prim.variadic:
             # All the tensors of a variadic op are saved under its one input name.
             if save_inputs:
@@ -166,22 +177,19 @@ class OpNode(Node):
             grad = grad_outputs[0]
             if grad is None:
                 return [None] * len(self._next)
-        if len(prim.grads) == 1 and not prim.variadic:  # one input: the common case
-            rule = prim.grads[0]
-            wanted_one = self._next[0][0] is not None if needed is None else needed[0]
-            return [rule(grad, self) if rule is not None and wanted_one else None]
-        wanted = [e[0] is not None for e in self._next] if needed is None else needed
         if prim.variadic:
             rule = prim.grads[0]
             assert rule is not None
+            wanted = [e[0] is not None for e in self._next] if needed is None else needed
             return [
                 rule(grad, self, i) if w else None  # type: ignore[call-arg]
                 for i, w in enumerate(wanted)
             ]
-        return [
-            None if rule is None or not w else rule(grad, self)
-            for w, rule in zip(wanted, prim.grads, strict=True)
-        ]
+        out: list[Tensor | None] = []
+        for i, rule in enumerate(prim.grads):
+            wanted = self._next[i][0] is not None if needed is None else needed[i]
+            out.append(rule(grad, self) if wanted and rule is not None else None)
+        return out
 
     def _release(self) -> None:
         if self._saved:

@@ -90,6 +90,7 @@ class OpNode(Node):
     __slots__ = ("_input_meta", "_output_meta", "_params", "_prim", "_saved")
 
     _prim: Primitive
+    _input_meta: tuple[tuple[tuple[int, ...], np.dtype], ...]
 
     def __init__(
         self,
@@ -187,8 +188,8 @@ class OpNode(Node):
             ]
         out: list[Tensor | None] = []
         for i, rule in enumerate(prim.grads):
-            wanted = self._next[i][0] is not None if needed is None else needed[i]
-            out.append(rule(grad, self) if wanted and rule is not None else None)
+            want = self._next[i][0] is not None if needed is None else needed[i]
+            out.append(rule(grad, self) if want and rule is not None else None)
         return out
 
     def _release(self) -> None:

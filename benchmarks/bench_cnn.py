@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import time
-from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -25,6 +23,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
+from timing import median_times  # noqa: E402
 
 import chainrule  # noqa: E402
 
@@ -93,25 +92,6 @@ def setup(m: ModuleType, data: dict[str, np.ndarray]) -> tuple[Any, Any, list[An
     names = ("w1", "b1", "w2", "b2", "w3", "b3")
     params = [m.from_numpy(data[k].copy()).requires_grad_() for k in names]
     return x, y, params
-
-
-def median_times(
-    fns: list[Callable[[], object]], repeat: int, clock: Callable[[], float] = time.process_time
-) -> list[float]:
-    """Median time of each function, the functions taking turns (so load changes hit all alike).
-
-    The default clock is the process's CPU time: on a shared machine, time spent
-    waiting for a core is not counted (both libraries run on one thread).
-    """
-    for fn in fns:
-        fn()  # warm up
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, t in zip(fns, times, strict=True):
-            start = clock()
-            fn()
-            t.append(clock() - start)
-    return [statistics.median(t) for t in times]
 
 
 def profile(data: dict[str, np.ndarray], steps: int) -> None:

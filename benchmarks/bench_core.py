@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 from collections.abc import Callable
 from types import ModuleType
 
@@ -20,6 +18,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
+from timing import median_times  # noqa: E402
 
 import chainrule  # noqa: E402
 
@@ -44,27 +43,6 @@ def mlp(m: ModuleType, inputs: tuple[np.ndarray, ...]) -> None:
     loss.backward()
 
 
-def hessian_vector(m: ModuleType, inputs: tuple[np.ndarray, ...]) -> None:
-    """Hessian-vector product of sum(tanh(W x)^2) by double backward."""
-    w_np, x_np, v_np = inputs
-    w = m.from_numpy(w_np)
-    x = m.from_numpy(x_np.copy()).requires_grad_()
-    v = m.from_numpy(v_np)
-    f = ((w @ x).tanh() ** 2).sum()
-    (g,) = m.autograd.grad(f, x, create_graph=True)
-    (g @ v).backward()
-
-
-def median_time(fn: Callable[[], None], repeat: int) -> float:
-    fn()  # warm up
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
@@ -83,24 +61,19 @@ def main() -> None:
         (rng.standard_normal((256, 10)) * 0.05).astype(np.float32),
         rng.standard_normal((64, 10)).astype(np.float32),
     )
-    hvp_inputs = (
-        rng.standard_normal((1000, 1000)) / 30,
-        rng.standard_normal(1000),
-        rng.standard_normal(1000),
-    )
     cases: list[tuple[str, Callable[[ModuleType], None]]] = [
         ("chain of 40,000 scalar ops, forward + backward", chain),
         ("MLP 784-256-10, batch 64, forward + backward", lambda m: mlp(m, mlp_inputs)),
-        ("Hessian-vector product, n = 1000 (float64)", lambda m: hessian_vector(m, hvp_inputs)),
     ]
     print("| benchmark | chainrule | torch | ratio |")
     print("|---|---:|---:|---:|")
     for name, case in cases:
-        ours = median_time(lambda case=case: case(chainrule), args.repeat)
+        libs = [chainrule] if torch is None else [chainrule, torch]
+        times = median_times([lambda case=case, m=m: case(m) for m in libs], args.repeat)
         if torch is None:
-            print(f"| {name} | {ours * 1e3:.2f} ms | n/a | n/a |")
+            print(f"| {name} | {times[0] * 1e3:.2f} ms | n/a | n/a |")
             continue
-        theirs = median_time(lambda case=case: case(torch), args.repeat)
+        ours, theirs = times
         print(f"| {name} | {ours * 1e3:.2f} ms | {theirs * 1e3:.2f} ms | {ours / theirs:.2f}x |")
 
 

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 from collections.abc import Callable
 from types import ModuleType
 
@@ -31,6 +29,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
+from timing import median_times  # noqa: E402
 
 import chainrule  # noqa: E402
 
@@ -80,16 +79,6 @@ def make_weights(rng: np.random.Generator, n_in: int, hidden: int, n_out: int) -
         rng.standard_normal((hidden, n_in)) / np.sqrt(n_in),
         rng.standard_normal((n_out, hidden)) / np.sqrt(hidden),
     )
-
-
-def median_time(fn: Callable[[], object], repeat: int) -> float:
-    fn()  # warm up
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def check(name: str, got: np.ndarray, want: np.ndarray) -> None:
@@ -147,7 +136,9 @@ def main() -> None:
     for name, case, want in cases:
         for m in libs:
             check(f"{m.__name__}: {name}", case(m), want)
-            times[name, m.__name__] = median_time(lambda case=case, m=m: case(m), args.repeat)
+        medians = median_times([lambda case=case, m=m: case(m) for m in libs], args.repeat)
+        for m, t in zip(libs, medians, strict=True):
+            times[name, m.__name__] = t
 
     print("| benchmark (float64) | chainrule | torch | ratio |")
     print("|---|---:|---:|---:|")

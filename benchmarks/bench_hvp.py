@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 from collections.abc import Callable
 from types import ModuleType
 
@@ -22,6 +20,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
+from timing import median_times  # noqa: E402
 
 import chainrule  # noqa: E402
 
@@ -54,19 +53,6 @@ def make_inputs(n: int, dtype: type) -> Inputs:
         rng.standard_normal(n).astype(dtype),
         rng.standard_normal(n).astype(dtype),
     )
-
-
-def median_times(fns: list[Callable[[], object]], repeat: int) -> list[float]:
-    """Median time of each function, their runs interleaved so load changes hit all alike."""
-    for fn in fns:
-        fn()  # warm up
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, ts in zip(fns, times, strict=True):
-            start = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - start)
-    return [statistics.median(ts) for ts in times]
 
 
 def check_agreement(inputs: Inputs, torch: ModuleType | None) -> None:

@@ -1,0 +1,28 @@
+"""The one way the benchmarks time: libraries take turns, medians are reported.
+
+Interleaving the runs (chainrule, torch, chainrule, torch, ...) makes a change in
+the machine's load hit both alike, so the ratio stays meaningful on a shared,
+noisy machine even when the absolute times drift.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+
+def median_times(
+    fns: list[Callable[[], object]], repeat: int, clock: Callable[[], float] = time.perf_counter
+) -> list[float]:
+    """Median time of each function over `repeat` rounds, one run of each per round,
+    after one warm-up run each."""
+    for fn in fns:
+        fn()  # warm up
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, ts in zip(fns, times, strict=True):
+            start = clock()
+            fn()
+            ts.append(clock() - start)
+    return [statistics.median(ts) for ts in times]

@@ -220,6 +220,12 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 
 def _expand_forward(a: np.ndarray, shape: tuple[int, ...], **_: Any) -> np.ndarray:
+    if a.ndim == 0 and shape:
+        # One element to any shape: every stride 0, read-only, as np.broadcast_to makes
+        # it, at a third of the cost (this is the backward of every full sum and mean).
+        view = np.ndarray(shape, a.dtype, a, 0, (0,) * len(shape))
+        view.flags.writeable = False
+        return view
     return np.broadcast_to(a, shape)
 
 
@@ -234,8 +240,14 @@ _expand = Primitive(
 @tensor_method
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     """Broadcast to a larger shape without copying (-1 keeps a dim)."""
-    want = _sizes(sizes)
     have = input._data.shape
+    if not have and len(sizes) == 1 and type(sizes[0]) in (tuple, Size):
+        # A 0-d tensor to a shape of sizes >= 0 (a full reduction's gradient, every
+        # backward of a sum or mean): nothing to check.
+        want = tuple(sizes[0])
+        if all(type(s) is int and s >= 0 for s in want):
+            return _expand(input, shape=want, self_sizes=Size())
+    want = _sizes(sizes)
     if len(want) < len(have):
         raise RuntimeError(
             f"expand({input.type()}{{[{', '.join(map(str, have))}]}}, size=["

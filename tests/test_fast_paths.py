@@ -169,7 +169,11 @@ def test_ops_are_silent_but_the_user_setting_survives() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         out = cr.tensor([0.0, -1.0]).log() + cr.tensor([1.0, 0.0]) / 0.0
+        total = cr.tensor([np.inf, -np.inf]).sum()  # inf + -inf in a reduction
+        big = cr.tensor([1e308, -1e308])  # too big for float32: inf, as in torch
     assert np.isnan(out.numpy()[1])
+    assert np.isnan(total.item())
+    assert big.tolist() == [np.inf, -np.inf]
     with pytest.warns(RuntimeWarning):
         np.sqrt(np.array([-1.0]))
 

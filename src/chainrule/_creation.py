@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtype
+from ._ops.quiet import quiet
 from ._tensor import Tensor, device
 
 __all__ = [
@@ -80,12 +81,13 @@ def _infer_array(data: Any, dtype: np.dtype | None = None) -> np.ndarray:
             else "complex tensors are not supported"
         )
     inferred = _infer_dtype(data)
+    # A value too big for the dtype becomes inf quietly, as in PyTorch.
     if dtype is not None:
-        arr = arr.astype(dtype, copy=False)
+        arr = quiet(arr.astype, dtype, copy=False)
     elif inferred is not None:
-        arr = arr.astype(inferred.np, copy=False)
+        arr = quiet(arr.astype, inferred.np, copy=False)
     elif arr.dtype.kind == "f":
-        arr = arr.astype(_dtype.get_default_dtype().np)
+        arr = quiet(arr.astype, _dtype.get_default_dtype().np)
     return arr
 
 

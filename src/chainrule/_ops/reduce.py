@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from .primitive import Primitive, tensor_method, wrap_dims
+from .quiet import mute, unmute
 
 __all__ = ["mean", "sum", "sum_to_size"]
 
@@ -26,8 +27,13 @@ def _restore(g: Tensor, n: Any) -> Tensor:
 
 
 def _sum_forward(a: np.ndarray, dim: tuple[int, ...], keepdim: bool, dt: Any, **_: Any) -> Any:
-    # np.sum's own work, without its Python-level dispatch (a microsecond per call).
-    return np.add.reduce(a, axis=dim, keepdims=keepdim, dtype=dt)  # type: ignore[call-overload]
+    # np.sum's own work, without its Python-level dispatch (a microsecond per call);
+    # inf + -inf is nan quietly, as in PyTorch.
+    token = mute()
+    try:
+        return np.add.reduce(a, axis=dim, keepdims=keepdim, dtype=dt)  # type: ignore[call-overload]
+    finally:
+        unmute(token)
 
 
 _sum_all = Primitive(

@@ -13,7 +13,6 @@ from .primitive import (
     Primitive,
     as_operands,
     pair_dtype,
-    scalar_array,
     scalar_tensor,
     tensor_method,
 )
@@ -626,11 +625,13 @@ def _float_op(fn: Any, prim: Primitive, **fixed: Any) -> Any:
     def op(self: Tensor, other: Any) -> Any:
         dt = self._data.dtype
         if dt.kind == "f":
+            # pair_dtype's common cases, spelled out: this runs for every `a * b`.
             if type(other) is Tensor:
                 if other._data.dtype == dt:
                     return prim(self, other, dt=dt, **fixed)
             elif type(other) is float or type(other) is int:
-                return prim(self, Tensor._make(scalar_array(other, dt)), dt=dt, **fixed)
+                number = scalar_tensor(other, _dtype.from_numpy_dtype(dt))
+                return prim(self, number, dt=dt, **fixed)
         return general(self, other)
 
     return op

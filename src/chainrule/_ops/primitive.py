@@ -38,7 +38,6 @@ __all__ = [
     "Rule",
     "as_operands",
     "pair_dtype",
-    "scalar_array",
     "scalar_tensor",
     "tensor_method",
     "tracks",
@@ -47,6 +46,8 @@ __all__ = [
 ]
 
 Rule = Callable[[Tensor, "OpNode"], Tensor | None]
+# What a node saves: (index, name) of the inputs, then of the outputs (Primitive.save_plan).
+SavePlan = tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
 
 
 def tracks(t: Tensor) -> bool:
@@ -121,7 +122,7 @@ class OpNode(Node):
         self._prim = prim
         self._params = params
         saved: dict[str, Any] = {}
-        save_inputs, save_outputs = prim._save_plans.get(key) or prim.save_plan(inputs)
+        save_inputs, save_outputs = prim.save_plan(key)
         if prim.variadic:
             # All the tensors of a variadic op are saved under its one input name.
             if save_inputs:
@@ -159,10 +160,7 @@ class OpNode(Node):
             if key in self._prim.saveable:
                 raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         elif key in saved:
-            value = saved[key]
-            if isinstance(value, list):  # a variadic op's inputs
-                return tuple(s.unpack(self) for s in value)
-            return value.unpack(self)
+            return _unpack(saved[key], self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _apply(
@@ -222,9 +220,14 @@ class _Field:
         value = saved.get(name) if saved is not None else None
         if value is None:
             return node.__getattr__(name)
-        if type(value) is list:  # a variadic op's inputs
-            return tuple([s.unpack(node) for s in value])
-        return value.unpack(node)
+        return _unpack(value, node)
+
+
+def _unpack(value: SavedTensor | list[SavedTensor], node: OpNode) -> Any:
+    """A saved value as the rules see it: a tensor, or a variadic op's tuple of them."""
+    if isinstance(value, list):
+        return tuple([s.unpack(node) for s in value])
+    return value.unpack(node)
 
 
 def _add_field(cls: type[OpNode], name: str) -> None:
@@ -309,26 +312,22 @@ class Primitive:
             frozenset(rule.__code__.co_names) & self.saveable if rule is not None else frozenset()
             for rule in self.grads
         )
-        self._save_plans: dict[tuple[bool, ...], tuple[tuple[tuple[int, str], ...], ...]] = {}
+        self._save_plans: dict[tuple[bool, ...], SavePlan] = {}
 
-    def saves_for(self, inputs: Sequence[Tensor]) -> frozenset[str]:
-        """The saved values the rules of the inputs that require grad will read."""
-        key = tuple([t._requires_grad for t in inputs])
-        if self.variadic:
-            return self._reads[0] if any(key) else frozenset()
-        return frozenset().union(*(reads for r, reads in zip(key, self._reads, strict=False) if r))
+    def save_plan(self, requires_grad: tuple[bool, ...]) -> SavePlan:
+        """What a node saves, given which of its inputs require grad: (index, name) of
+        the inputs, then of the outputs, that the rules of those inputs read.
 
-    def save_plan(self, inputs: Sequence[Tensor]) -> tuple[tuple[tuple[int, str], ...], ...]:
-        """What a node of these inputs saves: (index, name) of the inputs, then of the outputs.
-
-        Cached per pattern of which inputs require grad (a variadic op's key is
-        whether any does)."""
-        key = tuple([t._requires_grad for t in inputs])
-        if self.variadic:
-            key = (any(key),)
+        Cached per pattern (a variadic op's pattern is whether any input does)."""
+        key = (any(requires_grad),) if self.variadic else requires_grad
         plan = self._save_plans.get(key)
         if plan is None:
-            needed = self.saves_for(inputs)
+            if self.variadic:
+                needed = self._reads[0] if key[0] else frozenset()
+            else:
+                needed = frozenset().union(
+                    *(reads for r, reads in zip(key, self._reads, strict=False) if r)
+                )
             plan = self._save_plans[key] = (
                 tuple((i, n) for i, n in enumerate(self.inputs) if n in needed),
                 tuple((i, n) for i, n in enumerate(self.outputs) if n in needed),
@@ -338,7 +337,7 @@ class Primitive:
     def __call__(self, *inputs: Tensor, **params: Any) -> Any:
         if self.variadic:
             data = self.forward([t._data for t in inputs], **params)
-        elif len(inputs) == 1:
+        elif len(inputs) == 1:  # most ops: no list to build
             data = self.forward(inputs[0]._data, **params)
         else:
             data = self.forward(*[t._data for t in inputs], **params)
@@ -399,10 +398,10 @@ def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str,
 
 def scalar_tensor(value: Any, dtype: _dtype.dtype) -> Tensor:
     """A Python number as a 0-d tensor of `dtype` (it never requires grad)."""
-    return Tensor._make(scalar_array(value, dtype.np))
+    return Tensor._make(_scalar_array(value, dtype.np))
 
 
-def scalar_array(value: Any, np_dtype: np.dtype) -> np.ndarray:
+def _scalar_array(value: Any, np_dtype: np.dtype) -> np.ndarray:
     """A Python number as a 0-d array; an int out of the dtype's range wraps, as in PyTorch."""
     try:
         return np.asarray(value, dtype=np_dtype)
@@ -461,7 +460,7 @@ def _same_kind_pair(a: Any, b: Any) -> tuple[_dtype.dtype, list[Tensor]] | None:
         return None
     if type(b) is Tensor:
         return dt, [a, b]
-    return dt, [a, Tensor._make(scalar_array(b, a._data.dtype))]
+    return dt, [a, scalar_tensor(b, dt)]
 
 
 def tensor_method(fn: Callable[..., Any]) -> Callable[..., Any]:

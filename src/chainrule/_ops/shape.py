@@ -31,7 +31,7 @@ def _sizes(size: tuple[Any, ...]) -> tuple[int, ...]:
     """`f(2, 3)`, `f((2, 3))` and `f(Size([2, 3]))` all mean the shape (2, 3)."""
     if len(size) == 1 and not isinstance(size[0], int | np.integer | Tensor):
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    return tuple(map(int, size))
 
 
 def infer_shape(shape: Sequence[int], numel: int) -> tuple[int, ...]:
@@ -240,14 +240,8 @@ _expand = Primitive(
 @tensor_method
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     """Broadcast to a larger shape without copying (-1 keeps a dim)."""
-    have = input._data.shape
-    if not have and len(sizes) == 1 and type(sizes[0]) in (tuple, Size):
-        # A 0-d tensor to a shape of sizes >= 0 (a full reduction's gradient, every
-        # backward of a sum or mean): nothing to check.
-        want = tuple(sizes[0])
-        if all(type(s) is int and s >= 0 for s in want):
-            return _expand(input, shape=want, self_sizes=Size())
     want = _sizes(sizes)
+    have = input._data.shape
     if len(want) < len(have):
         raise RuntimeError(
             f"expand({input.type()}{{[{', '.join(map(str, have))}]}}, size=["
@@ -266,8 +260,6 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 f"non-singleton dimension {lead + i}.  Target sizes: {list(want)}.  Tensor "
                 f"sizes: {list(have)}"
             )
-    if tuple(shape) == have:
-        return _expand(input, shape=have, self_sizes=input.shape)
     return _expand(input, shape=tuple(shape), self_sizes=input.shape)
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from . import anomaly_mode, forward_ad, functional, graph
 from .anomaly_mode import (
     detect_anomaly,
@@ -93,7 +91,9 @@ def _make_grads(
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"{out.dtype!r}"
                 )
-            g = tensor_cls._make(np.ones(out._data.shape, out._data.dtype))
+            from .._creation import ones_like  # (here: _creation imports autograd, via _tensor)
+
+            g = ones_like(out)
         out_grads.append(g)
     return out_grads
 
@@ -212,6 +212,8 @@ def grad(
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
-                g = tensor_cls._make(np.zeros(t._data.shape, t._data.dtype))
+                from .._creation import zeros_like
+
+                g = zeros_like(t)
         out.append(g)
     return tuple(out)

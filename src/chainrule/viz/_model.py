@@ -380,14 +380,10 @@ def _op_saved(node: OpNode, shape: Shape | None, dtype: str | None) -> tuple[lis
     saved = node._saved
     freed = saved is None
     if saved is None:
-        # The names are gone with the dict: redo what `Primitive.saves_for` chose, from
-        # which inputs required grad (exactly those with an edge).
-        wanted = [p is not None for p, _ in node._next]
-        reads = prim._reads
-        if prim.variadic:
-            names = set(reads[0]) if any(wanted) else set()
-        else:
-            names = set().union(*(r for w, r in zip(wanted, reads, strict=False) if w))
+        # The names are gone with the dict: ask the primitive what it saved, from which
+        # inputs required grad (exactly those with an edge).
+        save_inputs, save_outputs = prim.save_plan(tuple(p is not None for p, _ in node._next))
+        names = {name for _, name in (*save_inputs, *save_outputs)}
     else:
         names = set(saved)
     infos: list[SavedInfo] = []

@@ -67,6 +67,7 @@ OPERATORS = {
     "-": (operator.sub, cr.sub),
     "*": (operator.mul, cr.mul),
     "/": (operator.truediv, cr.div),
+    "**": (operator.pow, cr.pow),
 }
 
 
@@ -99,7 +100,7 @@ def test_operators_match_the_general_functions(
     left, right = (b, a) if reflected else (a, b)
     if reflected and not isinstance(b, cr.Tensor):
         # number op tensor: only + and * have the general function's argument order.
-        if symbol not in "+*":
+        if symbol not in ("+", "*"):
             return
         fast, general = op(left, right), fn(a, b)
     else:

@@ -35,6 +35,23 @@ R23 = RNG.standard_normal((2, 3))
 
 ERRORS: dict[str, Callable[[Any], Any]] = {
     "inv singular": lambda L: L.linalg.inv(T(L, SING)),
+    **{  # the products refuse a mix of dtypes (they compute in one)
+        f"{name} mixed dtypes": (
+            lambda L, f=f, shapes=shapes: f(L)(
+                L.ones(*shapes[0]), L.ones(*shapes[1], dtype=L.float64)
+            )
+        )
+        for name, f, shapes in [
+            ("mm", lambda L: L.mm, ((2, 3), (3, 4))),
+            ("mv", lambda L: L.mv, ((2, 3), (3,))),
+            ("dot", lambda L: L.dot, ((3,), (3,))),
+            ("bmm", lambda L: L.bmm, ((2, 2, 3), (2, 3, 4))),
+            ("matmul", lambda L: L.matmul, ((2, 2, 3), (2, 3, 4))),
+            ("matmul folded to mm", lambda L: L.matmul, ((2, 2, 3), (3, 4))),
+            ("matmul folded to mv", lambda L: L.matmul, ((2, 2, 3), (3,))),
+            ("matmul vector first", lambda L: L.matmul, ((3,), (2, 3, 4))),
+        ]
+    },
     "inv singular batch": lambda L: L.linalg.inv(T(L, [A3, SING])),
     "inv singular 1-batch": lambda L: L.linalg.inv(T(L, [[[1.0, 2], [2, 4]]])),
     "inverse singular": lambda L: L.inverse(T(L, [[0.0, 0], [0, 0]])),

@@ -16,9 +16,8 @@ from ._ops import special_bessel as _bessel
 from ._ops import unary_math as _math
 from ._ops import unary_rounding as _rounding
 from ._ops.binary import xlog1py, xlogy
-from ._ops.primitive import Primitive
 from ._ops.reductions import logsumexp
-from ._ops.unary_support import check_tensor, float_forward
+from ._ops.unary_support import check_tensor
 from ._tensor import Tensor
 from .nn.functional._activation_softmax import log_softmax as _log_softmax
 from .nn.functional._activation_softmax import softmax as _softmax
@@ -117,21 +116,8 @@ def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 # ndtr is, as in PyTorch, the composition (1 + erf(x / sqrt 2)) * 0.5, with its graph nodes
 # for a tensor times (and plus) a number.
-_times = Primitive(
-    "MulBackward1",
-    float_forward(lambda a, c: a * c),
-    grads=(lambda g, n: g * n.c,),
-    tangent="linear",
-)
-_plus = Primitive(
-    "AddBackward1",
-    float_forward(lambda a, c: a + c),
-    grads=(lambda g, n: g,),
-    tangent="elementwise",
-)
-
-
 def ndtr(input: Tensor) -> Tensor:
     """The standard normal cdf."""
     check_tensor("special_ndtr", input)
-    return _times(_plus(_special.erf(_times(input, c=math.sqrt(0.5))), c=1.0), c=0.5)
+    times, plus = _elementwise.mul_scalar, _elementwise.add_scalar
+    return times(plus(_special.erf(times(input, math.sqrt(0.5))), 1.0), 0.5)

@@ -156,6 +156,46 @@ _mul = Primitive(
     grads=(lambda g, n: g * n.other, lambda g, n: g * n.self),
     tangent="multilinear",
 )
+
+
+def _mul_scalar_forward(a: np.ndarray, other: Any) -> np.ndarray:
+    if a.dtype.kind != "f":
+        a = a.astype(_dtype.get_default_dtype().np)
+    return quiet(np.multiply, a, other, dtype=a.dtype)
+
+
+# A tensor times a Python number as PyTorch's derivative formulas and composites write
+# it (`2 * result` in sqrt's): one input, so its node is MulBackward1. The operator
+# `tensor * number` makes the number a tensor instead (MulBackward0).
+_mul_scalar: Primitive = Primitive(
+    "MulBackward1",
+    _mul_scalar_forward,
+    grads=(lambda g, n: mul_scalar(g, n.other),),
+    tangent="linear",
+)
+
+
+def mul_scalar(input: Tensor, other: Any) -> Tensor:
+    """`input * other` for a float tensor and a Python number, recorded as MulBackward1."""
+    return _mul_scalar(input, other=other)
+
+
+def _add_scalar_forward(a: np.ndarray, other: Any) -> np.ndarray:
+    if a.dtype.kind != "f":
+        a = a.astype(_dtype.get_default_dtype().np)
+    return quiet(np.add, a, other, dtype=a.dtype)
+
+
+_add_scalar: Primitive = Primitive(  # the same for `+`: AddBackward1
+    "AddBackward1", _add_scalar_forward, grads=(lambda g, n: g,), tangent="elementwise"
+)
+
+
+def add_scalar(input: Tensor, other: Any) -> Tensor:
+    """`input + other` for a float tensor and a Python number, recorded as AddBackward1."""
+    return _add_scalar(input, other=other)
+
+
 _div = Primitive(
     "DivBackward0",
     _binary(np.true_divide),
@@ -302,7 +342,7 @@ _log = Primitive(
 _sqrt = Primitive(
     "SqrtBackward0",
     _unary(np.sqrt),
-    grads=(lambda g, n: g / (2 * n.result),),
+    grads=(lambda g, n: g / mul_scalar(n.result, 2),),
     tangent="elementwise",
 )
 _sin = Primitive(
@@ -319,7 +359,7 @@ _tanh_backward: Primitive = Primitive(  # g * (1 - y^2)
     inputs=("grad_output", "output"),
     grads=(
         lambda gg, n: _tanh_backward(gg, n.output),
-        lambda gg, n: -2 * gg * n.grad_output * n.output,
+        lambda gg, n: gg * (mul_scalar(n.output, -2) * n.grad_output),
     ),
     tangent="elementwise",
 )
@@ -329,7 +369,7 @@ _sigmoid_backward: Primitive = Primitive(  # g * y * (1 - y)
     inputs=("grad_output", "output"),
     grads=(
         lambda gg, n: _sigmoid_backward(gg, n.output),
-        lambda gg, n: gg * n.grad_output * (1 - 2 * n.output),
+        lambda gg, n: gg * n.grad_output * add_scalar(mul_scalar(n.output, -2), 1),
     ),
     tangent="elementwise",
 )
@@ -456,11 +496,13 @@ def square(input: Tensor) -> Tensor:
 
 _pow_scalar = Primitive(  # tensor ** number
     "PowBackward0",
-    lambda a, exponent, dt: np.power(a.astype(dt, copy=False), exponent),
+    lambda a, exponent, dt: quiet(np.power, a.astype(dt, copy=False), exponent),
     # x ** (p - 1) is computed even for p = 2, so higher derivatives still depend on x
     # (PyTorch's graph does the same: d3(x^2)/dx3 is a zero that requires grad).
     grads=(
-        lambda g, n: g * 0 if n.exponent == 0 else g * (n.exponent * n.self ** (n.exponent - 1)),
+        lambda g, n: (
+            g * 0 if n.exponent == 0 else g * mul_scalar(n.self ** (n.exponent - 1), n.exponent)
+        ),
     ),
     tangent="elementwise",
 )
@@ -637,6 +679,16 @@ def _float_op(fn: Any, prim: Primitive, **fixed: Any) -> Any:
     return op
 
 
+def _pow_op(self: Tensor, other: Any) -> Any:
+    """`**`: straight to the primitive for a float tensor and a Python number."""
+    dt = self._data.dtype
+    if dt.kind == "f" and (type(other) is float or type(other) is int):
+        return _pow_scalar(self, exponent=other, dt=dt)
+    return _pow_general(self, other)
+
+
+_pow_general = _forward_op(pow)
+
 _OPERATORS = {
     "__add__": _float_op(add, _add, alpha=1),
     "__radd__": _float_op(add, _add, alpha=1),
@@ -646,7 +698,7 @@ _OPERATORS = {
     "__rmul__": _float_op(mul, _mul),
     "__truediv__": _float_op(div, _div),
     "__rtruediv__": _forward_op(lambda self, other: reciprocal(self) * other),
-    "__pow__": _forward_op(pow),
+    "__pow__": _pow_op,
     "__rpow__": _reflected(pow),
     "__neg__": neg,
     "__pos__": lambda self: self,

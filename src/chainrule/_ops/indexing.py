@@ -125,7 +125,7 @@ def getitem(input: Tensor, index: Any) -> Tensor:
             input._data[key]
         except IndexError as e:
             raise IndexError(str(e).replace("axis", "dimension")) from None
-        return _index(input, key=key, self_sizes=input.shape, advanced=True)
+        return _index(input, key=key, self_sizes=input._data.shape, advanced=True)
     _check_basic(input._data.shape, key)
     # One view op per index item, so the graph reads as PyTorch's does.
     if any(k is Ellipsis for k in key):
@@ -167,13 +167,13 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
             f"dimension {dim}"
         )
     key = (*(slice(None),) * d, int(index))
-    return _select(input, key=key, self_sizes=input.shape, advanced=False)
+    return _select(input, key=key, self_sizes=input._data.shape, advanced=False)
 
 
 def slice_dim(input: Tensor, dim: int, start: int, stop: int) -> Tensor:
     """`input[..., start:stop, ...]` at a wrapped `dim`: always a SliceBackward0 view (narrow)."""
     key = (*(slice(None),) * dim, slice(start, stop))
-    return _slice(input, key=key, self_sizes=input.shape, advanced=False)
+    return _slice(input, key=key, self_sizes=input._data.shape, advanced=False)
 
 
 # --- several views at once ---------------------------------------------------------------

@@ -11,27 +11,36 @@ from .primitive import Primitive, tensor_method
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
 
 
+# The products' forwards. Every caller has checked that the dtypes agree (PyTorch
+# refuses a mix), so neither casts.
+
+
 def _mat(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-    return np.matmul(a.astype(dt, copy=False), b.astype(dt, copy=False))
+    return np.matmul(a, b)
+
+
+def _dot_forward(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    # mm, mv and dot: the BLAS call np.matmul makes, at half its overhead.
+    return a.dot(b)
 
 
 _mm = Primitive(
     "MmBackward0",
-    _mat,
+    _dot_forward,
     inputs=("self", "mat2"),
     grads=(lambda g, n: g.mm(n.mat2.t()), lambda g, n: n.self.t().mm(g)),
     tangent="multilinear",
 )
 _mv = Primitive(
     "MvBackward0",
-    _mat,
+    _dot_forward,
     inputs=("self", "vec"),
     grads=(lambda g, n: g.unsqueeze(1) * n.vec, lambda g, n: n.self.t().mv(g)),
     tangent="multilinear",
 )
 _dot = Primitive(
     "DotBackward0",
-    _mat,
+    _dot_forward,
     inputs=("self", "tensor"),
     grads=(lambda g, n: g * n.tensor, lambda g, n: g * n.self),
     tangent="multilinear",
@@ -67,15 +76,22 @@ def _shape_text(t: Tensor) -> str:
     return "x".join(map(str, t._data.shape))
 
 
-def _same_dtype(name: str, a: Tensor, b: Tensor) -> None:
-    if a._data.dtype != b._data.dtype:
+def _same_dtype(kernel: str, a: Tensor, b: Tensor) -> None:
+    """PyTorch's error for a product of two dtypes, in the words of the kernel that
+    does the work ("mm", "mv" or "bmm")."""
+    if a._data.dtype == b._data.dtype:
+        return
+    if kernel == "mm":
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {_dtype_name(a)} != "
             f"{_dtype_name(b)}"
-            if name == "mm"
-            else f"{name}: expected both inputs to have the same dtype, but got "
-            f"{_dtype_name(a)} and {_dtype_name(b)}"
         )
+    if kernel == "mv":
+        vec, mat = _scalar(b), _scalar(a)
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}"
+        )
+    raise RuntimeError(f"expected scalar type {_scalar(a)} but found {_scalar(b)}")
 
 
 def _dtype_name(t: Tensor) -> str:
@@ -146,6 +162,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
             f"Expected size for first two dimensions of batch2 tensor to be: [{a[0]}, {a[2]}] "
             f"but got: [{b[0]}, {b[1]}]."
         )
+    _same_dtype("bmm", input, mat2)
     return _bmm(input, mat2, dt=input._data.dtype)
 
 
@@ -183,7 +200,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             f"({b._data.shape[-3]}) at non-singleton dimension "
             f"{max(a.ndim, b.ndim) - 3}"
         ) from None
-    _same_dtype("matmul", a, b)
+    # PyTorch folds N-d @ 2-d into one mm and N-d @ 1-d into one mv.
+    _same_dtype("mm" if db == 2 else "mv" if db == 1 else "bmm", a, b)
     out = _matmul(a, b, dt=a._data.dtype)
     if da == 1 or db == 1:
         shape = list(out._data.shape)

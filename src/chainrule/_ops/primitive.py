@@ -122,7 +122,7 @@ class OpNode(Node):
         self._prim = prim
         self._params = params
         saved: dict[str, Any] = {}
-        save_inputs, save_outputs = prim.save_plan(key)
+        save_inputs, save_outputs = prim._save_plans.get(key) or prim.save_plan(key)
         if prim.variadic:
             # All the tensors of a variadic op are saved under its one input name.
             if save_inputs:
@@ -339,6 +339,9 @@ class Primitive:
             data = self.forward([t._data for t in inputs], **params)
         elif len(inputs) == 1:  # most ops: no list to build
             data = self.forward(inputs[0]._data, **params)
+        elif len(inputs) == 2:
+            a, b = inputs
+            data = self.forward(a._data, b._data, **params)
         else:
             data = self.forward(*[t._data for t in inputs], **params)
         if self._many:

@@ -14,6 +14,7 @@ errstate's), which `mute` sets directly; with older NumPy it enters an errstate.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -29,15 +30,9 @@ try:
         _make_extobj,
     )
 
-    _IGNORE = _make_extobj(all="ignore")
-
-    def mute() -> Any:
-        """Turn NumPy's floating-point warnings off; returns what `unmute` needs."""
-        return _extobj_contextvar.set(_IGNORE)
-
-    def unmute(token: Any) -> None:
-        """Put back the setting `mute` replaced."""
-        _extobj_contextvar.reset(token)
+    # Bound C callables, not Python functions: they run for nearly every op.
+    mute: Callable[[], Any] = functools.partial(_extobj_contextvar.set, _make_extobj(all="ignore"))
+    unmute: Callable[[Any], None] = _extobj_contextvar.reset
 
 except (ImportError, TypeError):  # NumPy 1.x
 

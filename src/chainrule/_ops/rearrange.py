@@ -160,7 +160,7 @@ def _repeat_to(input: Tensor, repeats: tuple[int, ...]) -> Tensor:
         shape = [r * s for r, s in zip(repeats, padded, strict=True)]
         bad = next(s for s in shape if s < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
-    return _repeat(input, repeats=repeats, padded=padded, self_sizes=input.shape)
+    return _repeat(input, repeats=repeats, padded=padded, self_sizes=input._data.shape)
 
 
 def _repeat_method(self: Tensor, *sizes: Any, **kwargs: Any) -> Tensor:

@@ -124,7 +124,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     """The `offset`-th diagonal of the matrices in dims (dim1, dim2), as a last dim; a view."""
     k = _check_int(offset, "diagonal", "offset", 2)
     d1, d2 = _diagonal_dims("diagonal", input.ndim, dim1, dim2)
-    return _diagonal(input, offset=k, dim1=d1, dim2=d2, self_sizes=input.shape)
+    return _diagonal(input, offset=k, dim1=d1, dim2=d2, self_sizes=input._data.shape)
 
 
 _diag_embed = Primitive(
@@ -163,7 +163,7 @@ def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
         return diag_embed(input, k, 0, 1)
     if input.ndim != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
-    return _diag_copy(input, offset=k, dim1=0, dim2=1, self_sizes=input.shape)
+    return _diag_copy(input, offset=k, dim1=0, dim2=1, self_sizes=input._data.shape)
 
 
 def _trace_forward(a: np.ndarray, **_: Any) -> np.ndarray:
@@ -191,4 +191,4 @@ def trace(input: Tensor) -> Tensor:
     if input._data.dtype == np.bool_:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     length = min(input._data.shape)
-    return _trace(input, length=length, self_sizes=input.shape)
+    return _trace(input, length=length, self_sizes=input._data.shape)

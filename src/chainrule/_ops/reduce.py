@@ -77,7 +77,7 @@ def sum(
     dims = wrap_dims(dim, input.ndim)[: input.ndim]  # a 0-d tensor takes dim 0 or -1
     prim = _sum_all if dim is None else _sum_dim
     return prim(
-        input, dim=dims, keepdim=keepdim, dt=_sum_dtype(input, dtype), self_sizes=input.shape
+        input, dim=dims, keepdim=keepdim, dt=_sum_dtype(input, dtype), self_sizes=input._data.shape
     )
 
 
@@ -99,7 +99,9 @@ def mean(
     dims = wrap_dims(dim, input.ndim)[: input.ndim]  # a 0-d tensor takes dim 0 or -1
     count = int(np.prod([input._data.shape[d] for d in dims])) if dims else 1
     prim = _mean_all if dim is None else _mean_dim
-    return prim(input, dim=dims, keepdim=keepdim, dt=dt.np, self_sizes=input.shape, count=count)
+    return prim(
+        input, dim=dims, keepdim=keepdim, dt=dt.np, self_sizes=input._data.shape, count=count
+    )
 
 
 @tensor_method

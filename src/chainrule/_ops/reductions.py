@@ -175,7 +175,7 @@ def logsumexp(input: Tensor, dim: Any = _NO_DIM, keepdim: bool = False) -> Tenso
     dims = dims_of(input, dim, "logsumexp")
     if input._data.dtype.kind != "f":
         input = input.to(_dtype.get_default_dtype())
-    return _logsumexp(input, dim=dims, keepdim=keepdim, self_sizes=input.shape)
+    return _logsumexp(input, dim=dims, keepdim=keepdim, self_sizes=input._data.shape)
 
 
 # --- nansum and nanmean -------------------------------------------------------------------
@@ -192,7 +192,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     """The sum treating NaN as zero (NaN entries get no gradient)."""
     dims = dims_of(input, dim, "nansum")
     return _nansum(
-        input, dim=dims, keepdim=keepdim, dt=_sum_dtype(input, dtype), self_sizes=input.shape
+        input, dim=dims, keepdim=keepdim, dt=_sum_dtype(input, dtype), self_sizes=input._data.shape
     )
 
 
@@ -323,7 +323,13 @@ def norm(
     # except for a 0-d tensor reduced over an explicit dim.
     single = math.prod(input._data.shape[d] for d in dims) == 1 and (input.ndim or dim is None)
     return _vector_norm(
-        input, ord=ord, dim=dims, keepdim=keepdim, dt=dt, single=single, self_sizes=input.shape
+        input,
+        ord=ord,
+        dim=dims,
+        keepdim=keepdim,
+        dt=dt,
+        single=single,
+        self_sizes=input._data.shape,
     )
 
 

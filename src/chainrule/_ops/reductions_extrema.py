@@ -98,7 +98,7 @@ def _amax_or_amin(name: str, prim: Primitive, input: Tensor, dim: Any, keepdim: 
     dims = dims_of(input, dim, name)
     shown = (dim,) if isinstance(dim, int | np.integer) else tuple(dim or ())
     _check_nonempty(name, input, dims if shown else (), shown)
-    return prim(input, dim=dims, keepdim=keepdim, self_sizes=input.shape)
+    return prim(input, dim=dims, keepdim=keepdim, self_sizes=input._data.shape)
 
 
 @tensor_method
@@ -270,5 +270,5 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
         if input.ndim and input._data.shape[d] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
         dims = (d,) if input.ndim else ()
-    mn, mx = _aminmax(input, dim=dims, keepdim=keepdim, self_sizes=input.shape)
+    mn, mx = _aminmax(input, dim=dims, keepdim=keepdim, self_sizes=input._data.shape)
     return return_types.aminmax((mn, mx))

@@ -116,7 +116,7 @@ def _spread(
         keepdim=keepdim,
         correction=correction,
         count=count,
-        self_sizes=input.shape,
+        self_sizes=input._data.shape,
     )
 
 

@@ -165,7 +165,7 @@ def _check_gather_like(fn: str, input: Tensor, dim: int, index: Any, src: Any = 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """`out[i][j] = input[index[i][j]][j]` for dim 0 (and likewise along any dim)."""
     d = _check_gather_like("gather", input, dim, index)
-    return _gather(input, index, dim=d, self_sizes=input.shape)
+    return _gather(input, index, dim=d, self_sizes=input._data.shape)
 
 
 def _check_src(fn: str, input: Tensor, src: Tensor) -> None:
@@ -327,7 +327,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     size = input._data.shape[d] if input.ndim else 1
     if ((idx < 0) | (idx >= size)).any():
         raise IndexError("index out of range in self")
-    return _index_select(input, index, dim=d, self_sizes=input.shape)
+    return _index_select(input, index, dim=d, self_sizes=input._data.shape)
 
 
 def _check_source(fn: str, input: Tensor, d: int, idx: np.ndarray, source: Tensor) -> None:

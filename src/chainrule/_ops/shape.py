@@ -90,7 +90,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         raise NotImplementedError("view(dtype) is not supported")
     new = infer_shape(_sizes(shape), input.numel())
-    return _view(input, shape=new, self_sizes=input.shape)
+    return _view(input, shape=new, self_sizes=input._data.shape)
 
 
 @tensor_method
@@ -99,7 +99,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     new = infer_shape(_sizes(shape), input.numel())
     data = input._data
     try:
-        return _view(input, shape=new, self_sizes=input.shape)
+        return _view(input, shape=new, self_sizes=input._data.shape)
     except RuntimeError:
         return _reshape_copy(input, shape=new, self_sizes=Size(data.shape))
 
@@ -207,10 +207,10 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     shape = input._data.shape
     if dim is None:
         dims = tuple(i for i, s in enumerate(shape) if s == 1)
-        return _squeeze(input, dims=dims, self_sizes=input.shape)
+        return _squeeze(input, dims=dims, self_sizes=input._data.shape)
     wanted = (dim,) if isinstance(dim, int) else tuple(dim)
     dims = tuple(d for d in (wrap_dim(d, input.ndim) for d in wanted) if shape and shape[d] == 1)
-    return _squeeze_dim(input, dims=dims, self_sizes=input.shape)
+    return _squeeze_dim(input, dims=dims, self_sizes=input._data.shape)
 
 
 @tensor_method
@@ -260,7 +260,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 f"non-singleton dimension {lead + i}.  Target sizes: {list(want)}.  Tensor "
                 f"sizes: {list(have)}"
             )
-    return _expand(input, shape=tuple(shape), self_sizes=input.shape)
+    return _expand(input, shape=tuple(shape), self_sizes=input._data.shape)
 
 
 @tensor_method

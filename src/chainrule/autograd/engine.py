@@ -50,14 +50,16 @@ def current_graph_task() -> GraphTask | None:
 
 def _collect(
     roots: Sequence[Node], targets: set[Node] | None
-) -> tuple[dict[Node, int], set[Node], set[Node] | None]:
+) -> tuple[dict[Node, int], set[Node], set[Node] | None, dict[Node, list[bool]]]:
     """Consumer counts for every node reachable from `roots`, the nodes that must run,
-    and (with `targets`) the nodes that lead to a target.
+    (with `targets`) the nodes that lead to a target, and which inputs each running
+    node must compute a gradient for, where that is not all of them.
 
     With `targets` (the nodes of requested inputs), a node runs only when one of
     its next functions leads to a target; otherwise every reachable node runs.
     """
     deps: dict[Node, int] = {}
+    needs: dict[Node, list[bool]] = {}
     if targets is None:
         seen: set[Node] = set(roots)
         stack = list(seen)
@@ -69,7 +71,7 @@ def _collect(
                 if child not in seen:
                     seen.add(child)
                     stack.append(child)
-        return deps, seen, None
+        return deps, seen, None, needs
     # One depth-first walk, without recursion: a node is finished after all of its
     # children, so whether it leads to a target is known from theirs.
     leads: set[Node] = set()
@@ -79,32 +81,34 @@ def _collect(
         if root in seen:
             continue  # reached from an earlier root
         seen.add(root)
-        walk: list[tuple[Node, int]] = [(root, 0)]
+        walk = [(root, iter(root._next))]
         while walk:
-            node, i = walk[-1]
-            nxt = node._next
-            while i < len(nxt):
-                child = nxt[i][0]
-                i += 1
+            node, children = walk[-1]
+            for child, _ in children:  # resumes where this node's walk left off
                 if child is None:
                     continue
                 deps[child] = deps.get(child, 0) + 1
                 if child not in seen:
                     seen.add(child)
-                    walk[-1] = (node, i)
-                    walk.append((child, 0))
+                    walk.append((child, iter(child._next)))
                     break
             else:
                 walk.pop()
-                for c, _ in nxt:
-                    if c in leads:
-                        runs.add(node)
-                        leads.add(node)
-                        break
-                else:
-                    if node in targets:
-                        leads.add(node)
-    return deps, runs, leads
+                hit = miss = False
+                for c, _ in node._next:
+                    if c is not None:
+                        if c in leads:
+                            hit = True
+                        else:
+                            miss = True
+                if hit:
+                    runs.add(node)
+                    leads.add(node)
+                    if miss:  # some inputs lead nowhere wanted: skip their rules
+                        needs[node] = [c in leads for c, _ in node._next]
+                elif node in targets:
+                    leads.add(node)
+    return deps, runs, leads, needs
 
 
 def validate_grads(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | None]:
@@ -173,7 +177,7 @@ def run_backward(
     """
     targets = {n for n, _ in captures} if captures is not None else None
     root_nodes = list(dict.fromkeys([n for n, _ in roots]))
-    deps, runs, leads = _collect(root_nodes, targets)
+    deps, runs, leads, needs = _collect(root_nodes, targets)
     if accumulate and targets:
         # backward(inputs=...): the requested leaves accumulate too.
         runs |= {n for n in targets if isinstance(n, AccumulateGrad)}
@@ -213,12 +217,9 @@ def run_backward(
             edges = node._next
             if node in runs and (accumulate or type(node) is not AccumulateGrad):
                 if grads[0] is not None or any(g is not None for g in grads):
-                    # Only the inputs that lead to a requested input need a gradient (a
-                    # node with one input runs only when that one does).
-                    needed = (
-                        None if leads is None or len(edges) == 1 else [c in leads for c, _ in edges]
+                    grad_inputs = validate_grads(
+                        node, node._apply(grads, needs.get(node) if needs else None)
                     )
-                    grad_inputs = validate_grads(node, node._apply(grads, needed))
                     if node._hooks:
                         grad_inputs = _call_post_hooks(node, grad_inputs, grads)
                     if backward_watchers:
@@ -236,10 +237,14 @@ def run_backward(
                 if child is None:
                     continue
                 if gi is not None:
-                    _add_to_buffer(buffers, child, nr, gi)
+                    if nr == 0 and child not in buffers:  # the common case, inline
+                        buffers[child] = [gi]
+                    else:
+                        _add_to_buffer(buffers, child, nr, gi)
                 left = deps[child] - 1
-                deps[child] = left
-                if left == 0:
+                if left:
+                    deps[child] = left
+                else:
                     push(ready, (-child._seq, id(child), child))
     except Exception:
         if _anomaly._enabled:

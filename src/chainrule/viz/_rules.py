@@ -427,7 +427,7 @@ _RULES: dict[str, tuple[_Entry, ...]] = {
     "RsubBackward1": (_MINUS_ONE,),
     "NegBackward0": (_MINUS_ONE,),
     "MulBackward0": (_SAVED["other"], _SAVED["self"]),
-    "MulBackward1": (E(lambda s: format_number(s.p("other", "c")), lambda s: s.p("other", "c")),),
+    "MulBackward1": (E(lambda s: format_number(s.p("other")), lambda s: s.p("other")),),
     "DivBackward0": (
         E("1/other", lambda s: 1 / s("other")),
         E("-self/other²", lambda s: -s("self") / s("other") ** 2),

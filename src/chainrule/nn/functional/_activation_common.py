@@ -1,6 +1,6 @@
 """Helpers shared by the activation, layer and loss modules: checks, reductions, small ops.
 
-Nothing here is public; the `_clamp_min`, `_div_scalar` and `_mul_scalar` ops
+Nothing here is public; the `_clamp_min` and `_div_scalar` ops (and `mul_scalar`)
 exist so that composite functions record the node names PyTorch records.
 """
 
@@ -136,23 +136,14 @@ def clamp_min(input: Tensor, min: float) -> Tensor:
     return _clamp_min(input, min=min)
 
 
-# `tensor * number` and `tensor / number` as PyTorch's C++ composites record them.
-_mul_scalar = Primitive(
-    "MulBackward1",
-    lambda a, other: np.multiply(a, np.asarray(other, dtype=a.dtype)),
-    grads=(lambda g, n: g * n.other,),
-    tangent="linear",
-)
+# `tensor / number` as PyTorch's C++ composites record it (`mul_scalar`, its sibling,
+# lives with the elementwise ops: derivative rules use it too).
 _div_scalar = Primitive(
     "DivBackward1",
     lambda a, other: np.true_divide(a, np.asarray(other, dtype=a.dtype)),
     grads=(lambda g, n: g / n.other,),
     tangent="linear",
 )
-
-
-def mul_scalar(input: Tensor, other: float) -> Tensor:
-    return _mul_scalar(input, other=other)
 
 
 def div_scalar(input: Tensor, other: float) -> Tensor:

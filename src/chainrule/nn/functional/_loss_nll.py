@@ -12,14 +12,13 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ..._ops.elementwise import where
+from ..._ops.elementwise import mul_scalar, where
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from ._activation_common import (
     check_reduction,
     div_scalar,
     legacy_reduction,
-    mul_scalar,
     not_differentiable,
     reduce_loss,
     scalar_name,
@@ -190,7 +189,7 @@ def nll_loss(
         weights=weights,
         total=total,
         reduction=reduction,
-        self_sizes=input.shape,
+        self_sizes=input._data.shape,
     )
     return out.reshape(spatial) if reduction == "none" and out.shape != spatial else out
 

@@ -1,8 +1,9 @@
 """The one way the benchmarks time: libraries take turns, medians are reported.
 
-Interleaving the runs (chainrule, torch, chainrule, torch, ...) makes a change in
+Interleaving the runs (chainrule, torch, torch, chainrule, ...) makes a change in
 the machine's load hit both alike, so the ratio stays meaningful on a shared,
-noisy machine even when the absolute times drift.
+noisy machine even when the absolute times drift. The order flips every round,
+so neither library always runs first (after the other has filled the caches).
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from collections.abc import Callable
 def median_times(
     fns: list[Callable[[], object]], repeat: int, clock: Callable[[], float] = time.perf_counter
 ) -> list[float]:
-    """Median time of each function over `repeat` rounds, one run of each per round,
-    after one warm-up run each."""
+    """Median time of each function over `repeat` rounds, one run of each per round
+    (in the given order, then reversed, in turn), after one warm-up run each."""
     for fn in fns:
         fn()  # warm up
     times: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, ts in zip(fns, times, strict=True):
+    pairs = list(zip(fns, times, strict=True))
+    for round_ in range(repeat):
+        for fn, ts in pairs if round_ % 2 == 0 else reversed(pairs):
             start = clock()
             fn()
             ts.append(clock() - start)

@@ -129,6 +129,19 @@ def graph_structure(m: Any) -> Any:
 
 
 @scenario
+def derivative_graphs(m: Any) -> Any:
+    """create_graph records each derivative as PyTorch's formulas do: a tensor times a
+    number is MulBackward1, not the MulBackward0 of the `*` operator."""
+    x = m.tensor([0.5, 1.5], requires_grad=True)
+    out = []
+    for f in (lambda t: t**3, lambda t: t.sqrt(), lambda t: t.tanh(), lambda t: t.sigmoid()):
+        (g,) = m.autograd.grad(f(x).sum(), x, create_graph=True)
+        (h,) = m.autograd.grad(g.sum(), x, create_graph=True)
+        out += [graph_of(g.grad_fn), graph_of(h.grad_fn), h]
+    return out
+
+
+@scenario
 def scalar_and_constant_inputs_have_none_edges(m: Any) -> Any:
     x = m.tensor([1.0, 2.0], requires_grad=True)
     c = m.tensor([3.0, 4.0])

@@ -180,16 +180,15 @@ class Tensor:
 
         return legacy_new(cls, _dtype.get_default_dtype(), args, kwargs)
 
-    @classmethod
+    @staticmethod  # (not a classmethod: no bound method to make on every call)
     def _make(
-        cls,
         data: np.ndarray,
         requires_grad: bool = False,
         grad_fn: Node | None = None,
         output_nr: int = 0,
     ) -> Tensor:
         """Wrap an array without copying (the fast path every op uses)."""
-        t = object.__new__(cls)
+        t = object.__new__(Tensor)
         t._data = data
         t._requires_grad = requires_grad
         t._grad = None

@@ -200,7 +200,7 @@ _div = Primitive(
     "DivBackward0",
     _binary(np.true_divide),
     inputs=("self", "other"),
-    grads=(lambda g, n: g / n.other, lambda g, n: -g * n.self / (n.other * n.other)),
+    grads=(lambda g, n: g / n.other, lambda g, n: -g * (n.self / n.other / n.other)),
     tangent="elementwise",
 )
 

@@ -117,13 +117,15 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 @tensor_method
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix-vector product."""
-    if input.ndim != 2 or vec.ndim != 1 or input._data.shape[1] != vec._data.shape[0]:
+    a, v = input._data, vec._data
+    if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({input._data.shape[0] if input.ndim else 0}), mat "
             f"({_shape_text(input)}), vec ({_shape_text(vec)})"
         )
-    _same_dtype("mv", input, vec)
-    return _mv(input, vec, dt=input._data.dtype)
+    if a.dtype != v.dtype:
+        _same_dtype("mv", input, vec)
+    return _mv(input, vec, dt=a.dtype)
 
 
 @tensor_method

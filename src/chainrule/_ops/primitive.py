@@ -104,14 +104,21 @@ class OpNode(Node):
         # common case, spelled out because it is a third faster than the general one).
         if len(inputs) == 1:
             t = inputs[0]
-            self._next = (t._gradient_edge() if t._requires_grad else (None, 0),)
+            if t._grad_fn is not None:
+                self._next = ((t._grad_fn, t._output_nr),)  # _gradient_edge, inline
+            else:
+                self._next = (t._gradient_edge() if t._requires_grad else (None, 0),)
             self._input_meta = ((t._data.shape, t._data.dtype),)
             key: tuple[bool, ...] = (t._requires_grad,)
         else:
-            edges, meta, flags = [], [], []
+            edges: list[tuple[Node | None, int]] = []
+            meta, flags = [], []
             for t in inputs:
                 flags.append(t._requires_grad)
-                edges.append(t._gradient_edge() if t._requires_grad else (None, 0))
+                if t._grad_fn is not None:
+                    edges.append((t._grad_fn, t._output_nr))  # _gradient_edge, inline
+                else:
+                    edges.append(t._gradient_edge() if t._requires_grad else (None, 0))
                 meta.append((t._data.shape, t._data.dtype))
             self._next, self._input_meta, key = tuple(edges), tuple(meta), tuple(flags)
         self._seq = next(_sequence)
@@ -184,6 +191,8 @@ class OpNode(Node):
                 rule(grad, self, i) if w else None  # type: ignore[call-arg]
                 for i, w in enumerate(wanted)
             ]
+        if prim.one_rule:  # one input, and the node runs only when it wants a gradient
+            return [prim.grads[0](grad, self)]  # type: ignore[misc]
         out: list[Tensor | None] = []
         for i, rule in enumerate(prim.grads):
             want = self._next[i][0] is not None if needed is None else needed[i]
@@ -218,6 +227,8 @@ class _Field:
             return params[name]
         saved = node._saved
         value = saved.get(name) if saved is not None else None
+        if type(value) is SavedTensor:
+            return value.unpack(node)
         if value is None:
             return node.__getattr__(name)
         return _unpack(value, node)
@@ -301,6 +312,7 @@ class Primitive:
         self.name = name
         self.forward = forward
         self.grads = tuple(grads)
+        self.one_rule = len(self.grads) == 1 and self.grads[0] is not None and not variadic
         self.inputs = tuple(inputs)
         self.view = view
         self.node_cls = node_class(name)

@@ -157,7 +157,7 @@ setattr(Tensor, "swapdims", transpose)
 @tensor_method
 def t(input: Tensor) -> Tensor:
     """Transpose of a matrix (0-d and 1-d tensors are returned as they are)."""
-    if input.ndim > 2:
+    if input._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return _t(input)
 

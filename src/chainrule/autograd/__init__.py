@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from . import anomaly_mode, forward_ad, functional, graph
 from .anomaly_mode import (
     detect_anomaly,
@@ -84,16 +86,15 @@ def _make_grads(
             if g._data.dtype != out._data.dtype:
                 g = g.to(out.dtype)
         elif out._requires_grad:
-            if out.numel() != 1:
+            data = out._data
+            if data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not out.is_floating_point():
+            if data.dtype.kind != "f":
                 raise RuntimeError(
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"{out.dtype!r}"
                 )
-            from .._creation import ones_like  # (here: _creation imports autograd, via _tensor)
-
-            g = ones_like(out)
+            g = tensor_cls._make(np.ones(data.shape, data.dtype))  # what ones_like(out) gives
         out_grads.append(g)
     return out_grads
 

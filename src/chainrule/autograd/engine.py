@@ -11,7 +11,7 @@ import heapq
 import itertools
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import anomaly_mode as _anomaly
 from . import grad_mode
@@ -111,16 +111,21 @@ def _collect(
     return deps, runs, leads, needs
 
 
-def validate_grads(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | None]:
-    """Check what a node returned and undo broadcasting and dtype changes (the one place)."""
+def validate_grads(
+    node: Node, grads: Sequence[Tensor | None], tensor_cls: Any = None
+) -> list[Tensor | None]:
+    """Check what a node returned and undo broadcasting and dtype changes (the one place).
+
+    (`tensor_cls` is the Tensor class, when the caller has it at hand.)"""
     edges = node._next
     if len(grads) != len(edges):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients "
             f"(expected {len(edges)}, got {len(grads)})"
         )
-    tensor_cls = tensor_type()
-    meta = getattr(node, "_input_meta", None)
+    if tensor_cls is None:
+        tensor_cls = tensor_type()
+    meta = node._input_meta
     out = grads if type(grads) is list else list(grads)
     for i, g in enumerate(out):
         if g is None:
@@ -176,7 +181,7 @@ def run_backward(
     `.grad` is not touched. Returns the captured gradients, in order.
     """
     targets = {n for n, _ in captures} if captures is not None else None
-    root_nodes = list(dict.fromkeys([n for n, _ in roots]))
+    root_nodes = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys([n for n, _ in roots]))
     deps, runs, leads, needs = _collect(root_nodes, targets)
     if accumulate and targets:
         # backward(inputs=...): the requested leaves accumulate too.
@@ -192,6 +197,7 @@ def run_backward(
     ready = [(-n._seq, id(n), n) for n in root_nodes if n not in deps]
     heapq.heapify(ready)
     pop, push = heapq.heappop, heapq.heappush
+    tensor_cls = tensor_type()
 
     prev_task = current_graph_task()
     _current.task = GraphTask(leads if leads is not None else runs)
@@ -218,7 +224,7 @@ def run_backward(
             if node in runs and (accumulate or type(node) is not AccumulateGrad):
                 if grads[0] is not None or any(g is not None for g in grads):
                     grad_inputs = validate_grads(
-                        node, node._apply(grads, needs.get(node) if needs else None)
+                        node, node._apply(grads, needs.get(node) if needs else None), tensor_cls
                     )
                     if node._hooks:
                         grad_inputs = _call_post_hooks(node, grad_inputs, grads)

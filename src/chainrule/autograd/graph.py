@@ -123,6 +123,10 @@ class Node:
         "_tensor_pre_hooks",
     )
 
+    # (shape, dtype) of each input, for the engine to check gradients against; None
+    # where a node kind does not keep them.
+    _input_meta: Any = None
+
     def __init__(self, next_edges: tuple[Edge, ...] = ()) -> None:
         self._next = next_edges
         self._seq = next(_sequence)

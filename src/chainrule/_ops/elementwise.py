@@ -94,7 +94,11 @@ def _unary(np_fn: Any) -> Any:
     def forward(a: np.ndarray) -> np.ndarray:
         if a.dtype.kind != "f":
             a = a.astype(_dtype.get_default_dtype().np)
-        return quiet(np_fn, a)  # log(0), sqrt(-1): silent, as in PyTorch
+        token = mute()  # log(0), sqrt(-1): silent, as in PyTorch (quiet(), spelled out)
+        try:
+            return np_fn(a)
+        finally:
+            unmute(token)
 
     return forward
 
@@ -161,7 +165,11 @@ _mul = Primitive(
 def _mul_scalar_forward(a: np.ndarray, other: Any) -> np.ndarray:
     if a.dtype.kind != "f":
         a = a.astype(_dtype.get_default_dtype().np)
-    return quiet(np.multiply, a, other, dtype=a.dtype)
+    token = mute()
+    try:
+        return np.multiply(a, other, dtype=a.dtype)
+    finally:
+        unmute(token)
 
 
 # A tensor times a Python number as PyTorch's derivative formulas and composites write

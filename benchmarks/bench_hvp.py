@@ -70,7 +70,7 @@ def check_agreement(inputs: Inputs, torch: ModuleType | None) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--repeat", type=int, default=201)
     parser.add_argument("--n", type=int, nargs="+", default=[1000])
     args = parser.parse_args()
     try:

@@ -7,7 +7,9 @@
 - `mute`/`unmute` silence NumPy's floating-point warnings for one call, per
   thread, and put the previous setting back;
 - saved values and parameters read as class fields behave as the `__getattr__`
-  fallback did (errors included).
+  fallback did (errors included);
+- the one-input ops with a number that derivative rules use (`mul_scalar`,
+  `add_scalar`) compute what the operators do.
 """
 
 from __future__ import annotations
@@ -202,3 +204,42 @@ def test_a_field_never_shadows_a_node_method() -> None:
     node = (x * 2).grad_fn
     assert callable(node.name) and node.name() == "MulBackward0"
     assert type(node).__dict__.get("name") is None
+
+
+@pytest.mark.parametrize(
+    ("fn", "op", "name"),
+    [
+        (cr._ops.elementwise.mul_scalar, operator.mul, "MulBackward1"),
+        (cr._ops.elementwise.add_scalar, operator.add, "AddBackward1"),
+    ],
+)
+@given(
+    dtype=st.sampled_from(["float16", "float32", "float64"]),
+    shape=st.sampled_from([(), (3,), (2, 3)]),
+    number=st.integers(-5, 5) | st.floats(-4.0, 4.0),
+    data=st.data(),
+)
+def test_ops_with_a_number_match_the_operators(
+    fn: Any, op: Any, name: str, dtype: str, shape: tuple[int, ...], number: Any, data: Any
+) -> None:
+    """The one-input ops the derivative rules use (`mul_scalar`, `add_scalar`) give the
+    operators' values, dtypes and first and second derivatives; only the node differs."""
+    values = data.draw(hnp.arrays(np.float64, shape, elements=st.floats(-3, 3)))
+    a = cr.tensor(values.astype(dtype), requires_grad=True)
+    mine, theirs = fn(a, number), op(a, number)
+    assert mine.dtype == theirs.dtype and mine.grad_fn.name() == name
+    np.testing.assert_array_equal(mine.detach().numpy(), theirs.detach().numpy())
+
+    def derivatives(out: cr.Tensor) -> list[np.ndarray]:
+        (g,) = cr.autograd.grad((out * out).sum(), a, create_graph=True)
+        (h,) = cr.autograd.grad(g.sum(), a)
+        return [g.detach().numpy(), h.numpy()]
+
+    for x, y in zip(derivatives(mine), derivatives(theirs), strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_an_integer_tensor_with_a_number_computes_in_the_default_float() -> None:
+    i = cr.tensor([1, 2, 3])
+    assert cr._ops.elementwise.mul_scalar(i, 2).dtype == cr.float32
+    assert cr._ops.elementwise.add_scalar(i, 0.5).tolist() == [1.5, 2.5, 3.5]

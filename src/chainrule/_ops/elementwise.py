@@ -162,14 +162,20 @@ _mul = Primitive(
 )
 
 
-def _mul_scalar_forward(a: np.ndarray, other: Any) -> np.ndarray:
-    if a.dtype.kind != "f":
-        a = a.astype(_dtype.get_default_dtype().np)
-    token = mute()
-    try:
-        return np.multiply(a, other, dtype=a.dtype)
-    finally:
-        unmute(token)
+def _with_number(np_fn: Any) -> Any:
+    """The forward of `tensor op number` in the tensor's float dtype (an integer tensor
+    computes in the default float), quietly."""
+
+    def forward(a: np.ndarray, other: Any) -> np.ndarray:
+        if a.dtype.kind != "f":
+            a = a.astype(_dtype.get_default_dtype().np)
+        token = mute()
+        try:
+            return np_fn(a, other, dtype=a.dtype)
+        finally:
+            unmute(token)
+
+    return forward
 
 
 # A tensor times a Python number as PyTorch's derivative formulas and composites write
@@ -177,7 +183,7 @@ def _mul_scalar_forward(a: np.ndarray, other: Any) -> np.ndarray:
 # `tensor * number` makes the number a tensor instead (MulBackward0).
 _mul_scalar: Primitive = Primitive(
     "MulBackward1",
-    _mul_scalar_forward,
+    _with_number(np.multiply),
     grads=(lambda g, n: mul_scalar(g, n.other),),
     tangent="linear",
 )
@@ -188,14 +194,8 @@ def mul_scalar(input: Tensor, other: Any) -> Tensor:
     return _mul_scalar(input, other=other)
 
 
-def _add_scalar_forward(a: np.ndarray, other: Any) -> np.ndarray:
-    if a.dtype.kind != "f":
-        a = a.astype(_dtype.get_default_dtype().np)
-    return quiet(np.add, a, other, dtype=a.dtype)
-
-
 _add_scalar: Primitive = Primitive(  # the same for `+`: AddBackward1
-    "AddBackward1", _add_scalar_forward, grads=(lambda g, n: g,), tangent="elementwise"
+    "AddBackward1", _with_number(np.add), grads=(lambda g, n: g,), tangent="elementwise"
 )
 
 

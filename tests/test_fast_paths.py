@@ -8,8 +8,8 @@
   thread, and put the previous setting back;
 - saved values and parameters read as class fields behave as the `__getattr__`
   fallback did (errors included);
-- the one-input ops with a number that derivative rules use (`mul_scalar`,
-  `add_scalar`) compute what the operators do.
+- the one-input ops with a number that derivative rules and composites use
+  (`mul_scalar`, `add_scalar`, `div_scalar`) compute what the operators do.
 """
 
 from __future__ import annotations
@@ -211,6 +211,7 @@ def test_a_field_never_shadows_a_node_method() -> None:
     [
         (cr._ops.elementwise.mul_scalar, operator.mul, "MulBackward1"),
         (cr._ops.elementwise.add_scalar, operator.add, "AddBackward1"),
+        (cr._ops.elementwise.div_scalar, operator.truediv, "DivBackward1"),
     ],
 )
 @given(
@@ -222,8 +223,9 @@ def test_a_field_never_shadows_a_node_method() -> None:
 def test_ops_with_a_number_match_the_operators(
     fn: Any, op: Any, name: str, dtype: str, shape: tuple[int, ...], number: Any, data: Any
 ) -> None:
-    """The one-input ops the derivative rules use (`mul_scalar`, `add_scalar`) give the
-    operators' values, dtypes and first and second derivatives; only the node differs."""
+    """The one-input ops the derivative rules and composites use (`mul_scalar`,
+    `add_scalar`, `div_scalar`) give the operators' values, dtypes and first and second
+    derivatives; only the node differs."""
     values = data.draw(hnp.arrays(np.float64, shape, elements=st.floats(-3, 3)))
     a = cr.tensor(values.astype(dtype), requires_grad=True)
     mine, theirs = fn(a, number), op(a, number)
@@ -243,3 +245,4 @@ def test_an_integer_tensor_with_a_number_computes_in_the_default_float() -> None
     i = cr.tensor([1, 2, 3])
     assert cr._ops.elementwise.mul_scalar(i, 2).dtype == cr.float32
     assert cr._ops.elementwise.add_scalar(i, 0.5).tolist() == [1.5, 2.5, 3.5]
+    assert cr._ops.elementwise.div_scalar(i, 2).tolist() == [0.5, 1.0, 1.5]

@@ -194,6 +194,19 @@ def mul_scalar(input: Tensor, other: Any) -> Tensor:
     return _mul_scalar(input, other=other)
 
 
+_div_scalar: Primitive = Primitive(  # the same for `/`: DivBackward1
+    "DivBackward1",
+    _with_number(np.true_divide),
+    grads=(lambda g, n: g / n.other,),
+    tangent="linear",
+)
+
+
+def div_scalar(input: Tensor, other: Any) -> Tensor:
+    """`input / other` for a float tensor and a Python number, recorded as DivBackward1."""
+    return _div_scalar(input, other=other)
+
+
 _add_scalar: Primitive = Primitive(  # the same for `+`: AddBackward1
     "AddBackward1", _with_number(np.add), grads=(lambda g, n: g,), tangent="elementwise"
 )

@@ -123,8 +123,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
             f"size mismatch, got input ({input._data.shape[0] if input.ndim else 0}), mat "
             f"({_shape_text(input)}), vec ({_shape_text(vec)})"
         )
-    if a.dtype != v.dtype:
-        _same_dtype("mv", input, vec)
+    _same_dtype("mv", input, vec)
     return _mv(input, vec, dt=a.dtype)
 
 

@@ -129,6 +129,7 @@ class OpNode(Node):
         self._prim = prim
         self._params = params
         saved: dict[str, Any] = {}
+        # The cached plan, read directly; save_plan makes it on a miss.
         save_inputs, save_outputs = prim._save_plans.get(key) or prim.save_plan(key)
         if prim.variadic:
             # All the tensors of a variadic op are saved under its one input name.
@@ -227,7 +228,7 @@ class _Field:
             return params[name]
         saved = node._saved
         value = saved.get(name) if saved is not None else None
-        if type(value) is SavedTensor:
+        if type(value) is SavedTensor:  # the common case, without _unpack's call
             return value.unpack(node)
         if value is None:
             return node.__getattr__(name)

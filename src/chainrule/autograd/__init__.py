@@ -94,7 +94,9 @@ def _make_grads(
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"{out.dtype!r}"
                 )
-            g = tensor_cls._make(np.ones(data.shape, data.dtype))  # what ones_like(out) gives
+            # ones_like(out), made here: importing it would be an import statement on
+            # every call (_creation imports autograd, via _tensor).
+            g = tensor_cls._make(np.ones(data.shape, data.dtype))
         out_grads.append(g)
     return out_grads
 

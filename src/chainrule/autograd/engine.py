@@ -181,7 +181,7 @@ def run_backward(
     `.grad` is not touched. Returns the captured gradients, in order.
     """
     targets = {n for n, _ in captures} if captures is not None else None
-    root_nodes = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys([n for n, _ in roots]))
+    root_nodes = list(dict.fromkeys([n for n, _ in roots]))
     deps, runs, leads, needs = _collect(root_nodes, targets)
     if accumulate and targets:
         # backward(inputs=...): the requested leaves accumulate too.
@@ -243,7 +243,7 @@ def run_backward(
                 if child is None:
                     continue
                 if gi is not None:
-                    if nr == 0 and child not in buffers:  # the common case, inline
+                    if nr == 0 and child not in buffers:  # the common case, here in the loop
                         buffers[child] = [gi]
                     else:
                         _add_to_buffer(buffers, child, nr, gi)
@@ -265,11 +265,10 @@ def run_backward(
 
 
 def _add_to_buffer(buffers: dict[Node, list], node: Node, nr: int, g: Tensor) -> None:
+    """Add `g` to what `node` has received for output `nr` (the backward loop handles a
+    node's first gradient for output 0 itself)."""
     buf = buffers.get(node)
     if buf is None:
-        if nr == 0:  # the common case: a node's first gradient, for its only output
-            buffers[node] = [g]
-            return
         buf = buffers[node] = []
     if len(buf) <= nr:
         buf.extend([None] * (nr + 1 - len(buf)))

@@ -1,7 +1,7 @@
 """Helpers shared by the activation, layer and loss modules: checks, reductions, small ops.
 
-Nothing here is public; the `_clamp_min` and `_div_scalar` ops (and `mul_scalar`)
-exist so that composite functions record the node names PyTorch records.
+Nothing here is public; the `_clamp_min` op exists so that composite functions record
+the node names PyTorch records (as the elementwise `mul_scalar` and `div_scalar` do).
 """
 
 from __future__ import annotations
@@ -134,17 +134,3 @@ _clamp_min = Primitive(
 
 def clamp_min(input: Tensor, min: float) -> Tensor:
     return _clamp_min(input, min=min)
-
-
-# `tensor / number` as PyTorch's C++ composites record it (`mul_scalar`, its sibling,
-# lives with the elementwise ops: derivative rules use it too).
-_div_scalar = Primitive(
-    "DivBackward1",
-    lambda a, other: np.true_divide(a, np.asarray(other, dtype=a.dtype)),
-    grads=(lambda g, n: g / n.other,),
-    tangent="linear",
-)
-
-
-def div_scalar(input: Tensor, other: float) -> Tensor:
-    return _div_scalar(input, other=other)

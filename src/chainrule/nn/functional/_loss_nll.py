@@ -12,12 +12,11 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ..._ops.elementwise import mul_scalar, where
+from ..._ops.elementwise import div_scalar, mul_scalar, where
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from ._activation_common import (
     check_reduction,
-    div_scalar,
     legacy_reduction,
     not_differentiable,
     reduce_loss,

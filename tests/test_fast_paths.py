@@ -209,9 +209,9 @@ def test_a_field_never_shadows_a_node_method() -> None:
 @pytest.mark.parametrize(
     ("fn", "op", "name"),
     [
-        (cr._ops.elementwise.mul_scalar, operator.mul, "MulBackward1"),
-        (cr._ops.elementwise.add_scalar, operator.add, "AddBackward1"),
-        (cr._ops.elementwise.div_scalar, operator.truediv, "DivBackward1"),
+        (cr._ops.elementwise.arithmetic.mul_scalar, operator.mul, "MulBackward1"),
+        (cr._ops.elementwise.arithmetic.add_scalar, operator.add, "AddBackward1"),
+        (cr._ops.elementwise.arithmetic.div_scalar, operator.truediv, "DivBackward1"),
     ],
 )
 @given(
@@ -243,6 +243,6 @@ def test_ops_with_a_number_match_the_operators(
 
 def test_an_integer_tensor_with_a_number_computes_in_the_default_float() -> None:
     i = cr.tensor([1, 2, 3])
-    assert cr._ops.elementwise.mul_scalar(i, 2).dtype == cr.float32
-    assert cr._ops.elementwise.add_scalar(i, 0.5).tolist() == [1.5, 2.5, 3.5]
-    assert cr._ops.elementwise.div_scalar(i, 2).tolist() == [0.5, 1.0, 1.5]
+    assert cr._ops.elementwise.arithmetic.mul_scalar(i, 2).dtype == cr.float32
+    assert cr._ops.elementwise.arithmetic.add_scalar(i, 0.5).tolist() == [1.5, 2.5, 3.5]
+    assert cr._ops.elementwise.arithmetic.div_scalar(i, 2).tolist() == [0.5, 1.0, 1.5]

@@ -383,7 +383,7 @@ def test_cross_without_dim_warns() -> None:
 
 
 def test_legacy_cholesky_and_qr_warn_once() -> None:
-    from chainrule._ops import decompositions
+    from chainrule._ops.linalg import decompositions
 
     decompositions._warned.clear()
     a = T(chainrule, np.eye(2))

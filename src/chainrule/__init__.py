@@ -65,7 +65,7 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
-from ._ops.elementwise import (
+from ._ops.elementwise.arithmetic import (
     abs,
     absolute,
     add,
@@ -112,11 +112,11 @@ from ._ops.elementwise import (
     true_divide,
     where,
 )
-from ._ops.indexing import select, unbind
+from ._ops.indexing.getitem import select, unbind
 from ._ops.inplace import apply_inplace as _apply_inplace
-from ._ops.linalg import bmm, dot, ger, matmul, mm, mv, outer
-from ._ops.reduce import mean, sum
-from ._ops.shape import (
+from ._ops.linalg.matmul import bmm, dot, ger, matmul, mm, mv, outer
+from ._ops.reduction.sum_mean import mean, sum
+from ._ops.shape.views import (
     broadcast_to,
     cat,
     concat,
@@ -136,15 +136,15 @@ from ._ops.shape import (
 )
 
 # The op library, one module per family (each lists its public names in __all__).
-from ._ops.binary import *  # noqa: F403
-from ._ops.decompositions import *  # noqa: F403
-from ._ops.products import *  # noqa: F403
-from ._ops.rearrange import *  # noqa: F403
-from ._ops.reductions import *  # noqa: F403
-from ._ops.scatter import *  # noqa: F403
-from ._ops.sorting import *  # noqa: F403
-from ._ops.special import *  # noqa: F403
-from ._ops.unary import *  # noqa: F403
+from ._ops.elementwise.binary_all import *  # noqa: F403
+from ._ops.linalg.decompositions import *  # noqa: F403
+from ._ops.linalg.products import *  # noqa: F403
+from ._ops.shape.rearrange import *  # noqa: F403
+from ._ops.reduction.prod_logic import *  # noqa: F403
+from ._ops.indexing.scatter import *  # noqa: F403
+from ._ops.reduction.sorting import *  # noqa: F403
+from ._ops.special.functions import *  # noqa: F403
+from ._ops.elementwise.unary_inplace import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions
 from .nn.functional._activation_softmax import (
     tensor_log_softmax as log_softmax,

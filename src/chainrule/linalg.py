@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from ._ops.decompositions import cholesky_ex, det, inv, inv_ex
-from ._ops.decompositions import linalg_cholesky as cholesky
-from ._ops.decompositions import linalg_qr as qr
-from ._ops.decompositions import linalg_slogdet as slogdet
-from ._ops.linalg import matmul
-from ._ops.linalg_geometry import linalg_cross as cross
-from ._ops.linalg_matrix_exp import matrix_exp
-from ._ops.linalg_norms import matrix_norm, norm, vector_norm
-from ._ops.linalg_solve import solve, solve_ex, solve_triangular
-from ._ops.linalg_spectral import eigh, eigvalsh, lstsq, matrix_rank, pinv, svdvals
-from ._ops.linalg_spectral import linalg_svd as svd
-from ._ops.linalg_util import LinAlgError
-from ._ops.products import matrix_power, multi_dot
+from ._ops.linalg.common import LinAlgError
+from ._ops.linalg.decompositions import cholesky_ex, det, inv, inv_ex
+from ._ops.linalg.decompositions import linalg_cholesky as cholesky
+from ._ops.linalg.decompositions import linalg_qr as qr
+from ._ops.linalg.decompositions import linalg_slogdet as slogdet
+from ._ops.linalg.geometry import linalg_cross as cross
+from ._ops.linalg.matmul import matmul
+from ._ops.linalg.matrix_exp import matrix_exp
+from ._ops.linalg.norms import matrix_norm, norm, vector_norm
+from ._ops.linalg.products import matrix_power, multi_dot
+from ._ops.linalg.solve import solve, solve_ex, solve_triangular
+from ._ops.linalg.spectral import eigh, eigvalsh, lstsq, matrix_rank, pinv, svdvals
+from ._ops.linalg.spectral import linalg_svd as svd
 
 __all__ = [
     "LinAlgError",

@@ -10,14 +10,14 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._ops import elementwise as _elementwise
-from ._ops import special as _special
-from ._ops import special_bessel as _bessel
-from ._ops import unary_math as _math
-from ._ops import unary_rounding as _rounding
-from ._ops.binary import xlog1py, xlogy
-from ._ops.reductions import logsumexp
-from ._ops.unary_support import check_tensor
+from ._ops.elementwise import arithmetic as _elementwise
+from ._ops.elementwise import exp_log_trig as _math
+from ._ops.elementwise import rounding as _rounding
+from ._ops.elementwise.binary_all import xlog1py, xlogy
+from ._ops.elementwise.unary_common import check_tensor
+from ._ops.reduction.prod_logic import logsumexp
+from ._ops.special import bessel as _bessel
+from ._ops.special import functions as _special
 from ._tensor import Tensor
 from .nn.functional._activation_softmax import log_softmax as _log_softmax
 from .nn.functional._activation_softmax import softmax as _softmax

@@ -18,8 +18,8 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad as _forward_ad
 from ..autograd import grad_mode
-from .elementwise import add, div, mul, sub
-from .indexing import index_key, regenerate_view_node
+from .elementwise.arithmetic import add, div, mul, sub
+from .indexing.getitem import index_key, regenerate_view_node
 from .primitive import Primitive, as_operands, tensor_method
 
 __all__ = ["apply_inplace", "setitem"]

@@ -48,7 +48,7 @@ def _zeros(shape: tuple[int, ...], like: Tensor) -> Tensor:
 
 
 def _stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    from .._ops.shape import stack
+    from .._ops.shape.views import stack
 
     return stack(list(tensors), dim=dim)
 

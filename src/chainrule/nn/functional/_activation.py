@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..._ops.elementwise import relu as _relu_op
-from ..._ops.elementwise import sigmoid, tanh, where
+from ..._ops.elementwise.arithmetic import relu as _relu_op
+from ..._ops.elementwise.arithmetic import sigmoid, tanh, where
 from ..._ops.primitive import Primitive, wrap_dim
-from ..._ops.shape import cat
+from ..._ops.shape.views import cat
 from ..._tensor import Tensor
 from ._activation_common import NEGATIVE_SLOPE_INPLACE, float_only, in_place, stable_sigmoid
 from ._activation_distance import *  # noqa: F403

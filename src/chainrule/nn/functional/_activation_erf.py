@@ -62,7 +62,7 @@ _erf = Primitive(
 
 _library_erf: Callable[[Tensor], Tensor] | None
 try:  # chainrule.erf, once the special functions are in
-    from ..._ops.special import erf as _library_erf
+    from ..._ops.special.functions import erf as _library_erf
 except ImportError:  # pragma: no cover - depends on the build
     _library_erf = None
 

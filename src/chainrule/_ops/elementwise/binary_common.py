@@ -1,0 +1,373 @@
+"""Shared pieces of the binary family: torch's argument errors, operand promotion, in-place checks.
+
+Also the three graph nodes one binary op may record, as torch does: one for two
+tensors, one for a tensor and a number (the number is no input, so the node has
+one edge), one for a number and a tensor; and torch's `NotImplemented` node for
+ops it does not differentiate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ..inplace import apply_inplace
+from ..primitive import OpNode, Primitive, Rule, as_operands, scalar_tensor
+from .arithmetic import broadcast_error
+
+__all__ = [
+    "NUMBER",
+    "Binary",
+    "Undifferentiable",
+    "c_name",
+    "check_cast",
+    "check_pair",
+    "dunder",
+    "float_result",
+    "inplace",
+    "inplace_pair_op",
+    "invalid_arguments",
+    "is_number",
+    "legacy_name",
+    "not_implemented_for",
+    "operands",
+    "pair_op",
+    "require_tensors",
+]
+
+NUMBER = (bool, int, float, np.number, np.bool_)
+
+
+def legacy_name(dt: _dtype.dtype) -> str:
+    """`Float`, `Long`, ...: how torch's kernels name a dtype in their errors."""
+    return _dtype.scalar_name(dt)
+
+
+def c_name(dt: _dtype.dtype) -> str:
+    """`float`, `long int`, ...: the C++ type name some of torch's checks print."""
+    return _dtype.c_type_name(dt)
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, NUMBER)
+
+
+def _type_name(value: Any) -> str:
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
+# --- torch's argument errors -------------------------------------------------------------
+
+
+def require_tensors(op: str, **args: Any) -> None:
+    """torch's TypeError when an op that takes tensors only is given something else.
+
+    Name the arguments as the call form sees them: `input, other` for
+    `chainrule.op(input, other)`, just `other` for the method `input.op(other)`.
+    """
+    for position, (name, value) in enumerate(args.items(), start=1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"{op}(): argument '{name}' (position {position}) must be Tensor, "
+                f"not {_type_name(value)}"
+            )
+
+
+def invalid_arguments(
+    op: str,
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+    expected: Sequence[str],
+    method: bool = False,
+) -> TypeError:
+    """torch's TypeError for an op with several signatures when none of them fits.
+
+    `expected` lists the function's signatures (`Tensor input, Number other`);
+    for a method (`args` without the tensor itself) the first parameter goes.
+    """
+    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+    if method:
+        expected = [s.split(", ", 1)[1] for s in expected if s.startswith("Tensor input, ")]
+    lines = "".join(f"\n * ({signature})" for signature in expected)
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), "
+        f"but expected one of:{lines}"
+    )
+
+
+def not_implemented_for(kernel: str, dt: _dtype.dtype) -> NotImplementedError:
+    """torch's error for a kernel that has no version for a dtype (`"hypot_cpu" ... 'Long'`)."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{legacy_name(dt)}'")
+
+
+def check_pair(
+    op: str,
+    input: Any,
+    other: Any,
+    accepts: str,
+    expected: Sequence[str] = (),
+    method: bool = False,
+    names: tuple[str, str] = ("input", "other"),
+) -> None:
+    """torch's TypeError unless the operands fit the op's signatures.
+
+    `accepts` is "tensors" (two tensors only), "number second" (a tensor and a
+    tensor or number), "numbers" (also a number and a tensor) or "any" (also two
+    numbers).
+    """
+    if accepts == "tensors":
+        if method:
+            require_tensors(op, **{names[1]: other})
+        else:
+            require_tensors(op, **{names[0]: input, names[1]: other})
+        return
+    if isinstance(input, Tensor) and (isinstance(other, Tensor) or is_number(other)):
+        return
+    if accepts in ("numbers", "any") and is_number(input) and isinstance(other, Tensor):
+        return
+    if accepts == "any" and is_number(input) and is_number(other):
+        return
+    raise invalid_arguments(op, (other,) if method else (input, other), {}, expected, method)
+
+
+def pair_op(
+    op: str,
+    impl: Callable[[Any, Any], Tensor],
+    accepts: str,
+    expected: Sequence[str] = (),
+    doc: str = "",
+    method: bool = True,
+) -> Callable[..., Tensor]:
+    """`op(input, other)`, also set as the method `input.op(other)`, checking both as torch."""
+
+    def function(input: Any, other: Any) -> Tensor:
+        check_pair(op, input, other, accepts, expected)
+        return impl(input, other)
+
+    def as_method(self: Tensor, other: Any) -> Tensor:
+        check_pair(op, self, other, accepts, expected, method=True)
+        return impl(self, other)
+
+    for f in (function, as_method):
+        f.__name__ = f.__qualname__ = op
+        f.__doc__ = doc
+    if method:
+        setattr(Tensor, op, as_method)
+    return function
+
+
+def inplace_pair_op(
+    op: str,
+    impl: Callable[[Any, Any], Tensor],
+    accepts: str,
+    expected: Sequence[str] = (),
+    names: tuple[str, str] = ("input", "other"),
+    check_promotion: bool = True,
+) -> Callable[..., Tensor]:
+    """Set the method `input.op_(other)`: `op` computed, then written into `input`.
+
+    Like torch, first refuse operands whose promoted dtype `input` cannot hold
+    (unless `check_promotion` is off, for ops that check their dtypes themselves).
+    """
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        check_pair(f"{op}_", self, other, accepts, expected, method=True, names=names)
+        if check_promotion:
+            check_cast(operands(self, other)[0], self.dtype)
+        return inplace(self, (other,), lambda old: impl(old, other))
+
+    method.__name__ = method.__qualname__ = f"{op}_"
+    setattr(Tensor, f"{op}_", method)
+    return method
+
+
+# --- operands ------------------------------------------------------------------------------
+
+_INT64 = np.iinfo(np.int64)
+
+
+def operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
+    """`as_operands`, with torch's OverflowError for Python ints no int64 holds.
+
+    A float too large for a float32 tensor's dtype becomes inf quietly, as in torch.
+    """
+    for v in values:
+        if type(v) is int and not _INT64.min <= v <= _INT64.max:
+            raise OverflowError("int too big to convert")
+    if any(type(v) is float for v in values):
+        with np.errstate(over="ignore"):
+            return as_operands(*values)
+    return as_operands(*values)
+
+
+def float_result(dt: _dtype.dtype) -> _dtype.dtype:
+    """The result dtype of an op that always gives floats (integers give the default float)."""
+    return dt if dt.is_floating_point else _dtype.get_default_dtype()
+
+
+# --- nodes ---------------------------------------------------------------------------------
+
+
+class _NotImplementedNode(OpNode):
+    """torch's node for an op it cannot differentiate: backward through it raises."""
+
+    __slots__ = ()
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+
+_NotImplementedNode.__name__ = _NotImplementedNode.__qualname__ = "NotImplemented"
+_NotImplementedNode.__module__ = "chainrule.autograd.graph"
+
+
+class Undifferentiable:
+    """An op torch records with a `NotImplemented` node: its values, but no derivative.
+
+    Called like a Primitive. The node's edges are the inputs that require grad
+    only (torch's node has no edge for the others); backward through it raises.
+    """
+
+    def __init__(self, aten: str, forward: Callable[..., Any], inputs: Sequence[str]) -> None:
+        self.aten, self.forward, self.inputs = aten, forward, tuple(inputs)
+        self._prims: dict[tuple[bool, ...], Primitive] = {}
+
+    def _rule(self, g: Tensor, n: Any) -> Tensor:
+        raise RuntimeError(f"derivative for aten::{self.aten} is not implemented")
+
+    def __call__(self, *tensors: Tensor, **params: Any) -> Tensor:
+        key = tuple([t._requires_grad for t in tensors])
+        prim = self._prims.get(key)
+        if prim is None:
+            forward = self.forward
+            rule = self._rule
+            prim = Primitive(
+                "NotImplemented",
+                lambda *_, arrays, **p: forward(*arrays, **p),
+                grads=[lambda g, n: rule(g, n) for r in key if r],
+                inputs=[name for name, r in zip(self.inputs, key, strict=True) if r],
+            )
+            prim.node_cls = _NotImplementedNode
+            self._prims[key] = prim
+        edges = [t for t in tensors if t._requires_grad]
+        return prim(*edges, arrays=[t._data for t in tensors], **params)
+
+
+Kernel = Callable[[np.ndarray, np.ndarray, np.dtype], np.ndarray]
+
+
+def _node(
+    name: str | None,
+    aten: str,
+    forward: Callable[..., Any],
+    inputs: tuple[str, ...],
+    rules: Sequence[Rule | None],
+) -> Callable[..., Tensor] | None:
+    if name is None:
+        return None
+    if name == "NotImplemented":
+        return Undifferentiable(aten, forward, inputs)
+    # Elementwise: forward mode applies each rule to its input's tangent.
+    return Primitive(name, forward, grads=rules, inputs=inputs, tangent="elementwise")
+
+
+@dataclass
+class Binary:
+    """An elementwise binary op as torch records it, with a node for each operand pattern.
+
+    `kernel(a, b, dt)` computes on arrays in dtype `dt`. The two `rules` read
+    `n.self` and `n.other`: a saved input or, when that side was a number, a
+    0-d tensor among the node's parameters. When the number comes first, the
+    tensor's rule is `first_rule`, which reads the number as `n.input` (a
+    parameter cannot be called `self`). A node name of None means torch has no
+    such form; "NotImplemented" that it has no derivative for it.
+    """
+
+    kernel: Kernel
+    rules: tuple[Rule | None, Rule | None]
+    tensors: str
+    number_second: str | None = None
+    number_first: str | None = None
+    first_rule: Rule | None = None
+    aten: str = ""
+
+    def __post_init__(self) -> None:
+        k, (self_rule, other_rule) = self.kernel, self.rules
+        self._both = _node(
+            self.tensors,
+            self.aten,
+            lambda a, b, dt, **_: k(a, b, dt),
+            ("self", "other"),
+            (self_rule, other_rule),
+        )
+        self._second = _node(
+            self.number_second,
+            self.aten,
+            lambda a, other, dt, **_: k(a, other._data, dt),
+            ("self",),
+            (self_rule,),
+        )
+        self._first = _node(
+            self.number_first,
+            self.aten,
+            lambda b, input, dt, **_: k(input._data, b, dt),
+            ("other",),
+            (self.first_rule,),
+        )
+
+    def __call__(self, input: Any, other: Any, dt: _dtype.dtype, **params: Any) -> Tensor:
+        """The op on tensors or a tensor and a number (either side), computing in `dt`."""
+        if isinstance(other, Tensor):
+            if isinstance(input, Tensor):
+                assert self._both is not None
+                return self._both(input, other, dt=dt.np, **params)
+            assert self._first is not None
+            return self._first(other, input=scalar_tensor(input, dt), dt=dt.np, **params)
+        assert self._second is not None
+        return self._second(input, other=scalar_tensor(other, dt), dt=dt.np, **params)
+
+
+def dunder(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[..., Any]:
+    """A Tensor dunder (`__mod__`, `__rmod__`, ...) calling `fn`; other types are not ours."""
+
+    def op(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, *NUMBER)):
+            return NotImplemented
+        return fn(other, self) if reflected else fn(self, other)
+
+    return op
+
+
+# --- in place ------------------------------------------------------------------------------
+
+
+def check_cast(result: _dtype.dtype, out: _dtype.dtype) -> None:
+    """torch's error when an in-place op's result dtype is of a higher kind than the tensor's."""
+    if result._category > out._category:
+        raise RuntimeError(
+            f"result type {legacy_name(result)} can't be cast to the desired output type "
+            f"{legacy_name(out)}"
+        )
+
+
+def inplace(self: Tensor, others: Sequence[Any], compute: Callable[[Tensor], Tensor]) -> Tensor:
+    """Write `compute(self)` into `self`, after torch's checks that its shape can hold it."""
+    shape = tuple(self._data.shape)
+    for other in others:
+        if isinstance(other, Tensor):
+            theirs = tuple(other._data.shape)
+            try:
+                shape = np.broadcast_shapes(shape, theirs)
+            except ValueError:
+                raise RuntimeError(broadcast_error(shape, theirs)) from None
+    if shape != tuple(self._data.shape):
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+            f"{list(shape)}"
+        )
+    return apply_inplace(self, compute)

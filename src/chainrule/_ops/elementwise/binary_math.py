@@ -1,0 +1,400 @@
+"""Binary math: atan2, hypot, copysign, xlogy, xlog1py, logaddexp(2), float_power, ldexp, ...
+
+Each derivative follows torch's convention at the points where the function
+is not differentiable (atan2 at the origin, xlogy where x = 0, copysign at 0).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import _dtype
+from ..._creation import zeros_like
+from ..._tensor import Tensor
+from ..primitive import Primitive
+from .arithmetic import pow, where
+from .binary_common import (
+    Binary,
+    Undifferentiable,
+    check_pair,
+    float_result,
+    inplace,
+    inplace_pair_op,
+    legacy_name,
+    not_implemented_for,
+    operands,
+    pair_op,
+)
+
+__all__ = [
+    "arctan2",
+    "atan2",
+    "copysign",
+    "float_power",
+    "heaviside",
+    "hypot",
+    "ldexp",
+    "logaddexp",
+    "logaddexp2",
+    "nextafter",
+    "xlogy",
+]
+
+_LN2 = math.log(2.0)
+_BOTH = "Tensor input, Tensor other, *, Tensor out = None"
+_SECOND = "Tensor input, Number other, *, Tensor out = None"
+_FIRST = "Number self, Tensor other, *, Tensor out = None"
+
+
+def _quiet(np_fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """A kernel computing `np_fn` in dtype `dt`, silent about inf and nan (as torch is)."""
+
+    def kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.asarray(np_fn(a.astype(dt, copy=False), b.astype(dt, copy=False)))
+
+    return kernel
+
+
+def _zero(g: Tensor, n: Any) -> Tensor:
+    return zeros_like(g)
+
+
+def _safe(x: Tensor) -> Tensor:
+    """`x` with its zeros replaced by ones: a divisor for entries masked out anyway."""
+    return where(x == 0, 1, x)
+
+
+def _floats_only(kernel: str, prim: Binary) -> Callable[[Any, Any], Tensor]:
+    """An op torch computes for floating-point dtypes only."""
+
+    def impl(input: Tensor, other: Tensor) -> Tensor:
+        dt, _ = operands(input, other)
+        if not dt.is_floating_point:
+            raise not_implemented_for(kernel, dt)
+        return prim(input, other, dt)
+
+    return impl
+
+
+def _to_float(prim: Binary) -> Callable[[Any, Any], Tensor]:
+    """An op whose integer operands give the default float."""
+
+    def impl(input: Any, other: Any) -> Tensor:
+        dt, _ = operands(input, other)
+        return prim(input, other, float_result(dt))
+
+    return impl
+
+
+# --- atan2, hypot --------------------------------------------------------------------------
+
+
+def _atan2_grad(g: Tensor, numerator: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    # torch's convention: 0 where x² + y² is 0 (at the origin, or where it underflows).
+    d = x * x + y * y
+    return g * numerator * where(d == 0, 0, 1 / _safe(d))
+
+
+def _atan2_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    # float32 through float64: NumPy's float32 arctan2 is off by an ulp where torch's is not.
+    wide = np.promote_types(dt, np.float64)
+    return _quiet(np.arctan2)(a, b, wide).astype(dt, copy=False)
+
+
+_atan2 = Binary(
+    _atan2_kernel,
+    (
+        lambda g, n: _atan2_grad(g, n.other, n.self, n.other),
+        lambda g, n: _atan2_grad(g, -n.self, n.self, n.other),
+    ),
+    "Atan2Backward0",
+)
+atan2 = pair_op(
+    "atan2",
+    _to_float(_atan2),
+    "tensors",
+    doc="The angle of the point (other, input), in (-pi, pi].",
+)
+arctan2 = pair_op("arctan2", _to_float(_atan2), "tensors", doc="Alias of atan2.")
+
+_hypot = Binary(
+    _quiet(np.hypot),  # without overflow for large inputs
+    (lambda g, n: g * n.self / n.result, lambda g, n: g * n.other / n.result),
+    "HypotBackward0",
+)
+hypot = pair_op(
+    "hypot", _floats_only("hypot_cpu", _hypot), "tensors", doc="sqrt(input² + other²), safely."
+)
+
+
+# --- copysign ------------------------------------------------------------------------------
+
+
+def _copysign_grad(g: Tensor, x: Tensor, result: Tensor) -> Tensor:
+    # result / x is ±1; torch sets it to 0 where x is 0.
+    return g * where(x == 0, 0, result / _safe(x))
+
+
+_copysign = Binary(
+    _quiet(np.copysign),
+    (lambda g, n: _copysign_grad(g, n.self, n.result), _zero),
+    "CopysignBackward0",
+    "CopysignBackward1",
+)
+copysign = pair_op(
+    "copysign",
+    _to_float(_copysign),
+    "number second",
+    (_BOTH, _SECOND),
+    doc="|input| with the sign of other (the sign bit: -0.0 and -nan count as negative).",
+)
+
+
+# --- xlogy, xlog1py ------------------------------------------------------------------------
+
+
+def _xlogy_kernel(log: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    def kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+        a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
+        with np.errstate(all="ignore"):
+            # 0 where x is 0, unless y is nan; x * log(y) elsewhere.
+            return np.asarray(np.where((a == 0) & (b == b), np.zeros((), dt), a * log(b)))
+
+    return kernel
+
+
+def _xlogy_self_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    # torch's convention: log(y), but 0 where x is 0 and log(y) would be -inf or nan.
+    outside = (x == 0) & (y <= 0)
+    return where(outside, 0, g * where(outside, 1, y).log())
+
+
+_xlogy = Binary(
+    _xlogy_kernel(np.log),
+    (lambda g, n: _xlogy_self_grad(g, n.self, n.other), lambda g, n: g * n.self / n.other),
+    "XlogyBackward0",
+    "XlogyBackward2",
+    "XlogyBackward1",
+    first_rule=lambda g, n: g * n.input / n.other,
+)
+xlogy = pair_op(
+    "xlogy",
+    _to_float(_xlogy),
+    "numbers",
+    (_BOTH, _FIRST, _SECOND),
+    doc="input * log(other), and 0 where input is 0 (unless other is nan).",
+)
+inplace_pair_op("xlogy", _to_float(_xlogy), "number second", (_BOTH, _SECOND))
+
+# log1p belongs to the unary family; this private copy keeps the two families independent.
+_log1p = Primitive(
+    "Log1PBackward0",
+    lambda a: np.log1p(a),
+    grads=(lambda g, n: g / (n.self + 1),),
+    tangent="elementwise",
+)
+
+
+def _xlog1py_self_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    outside = (x == 0) & (y <= -1)
+    return where(outside, 0, g * _log1p(where(outside, 0, y)))
+
+
+_xlog1py = Binary(
+    _xlogy_kernel(np.log1p),
+    (
+        lambda g, n: _xlog1py_self_grad(g, n.self, n.other),
+        lambda g, n: g * n.self / (n.other + 1),
+    ),
+    "SpecialXlog1PyBackward0",
+    "SpecialXlog1PyBackward2",
+    "SpecialXlog1PyBackward1",
+    first_rule=lambda g, n: g * n.input / (n.other + 1),
+)
+# torch.special.xlog1py: re-exported by chainrule.special, so not in __all__ (no torch.xlog1py).
+xlog1py = pair_op(
+    "special_xlog1py",
+    _to_float(_xlog1py),
+    "numbers",
+    (_BOTH, _FIRST, _SECOND),
+    doc="input * log1p(other), and 0 where input is 0 (unless other is nan).",
+    method=False,
+)
+xlog1py.__name__ = xlog1py.__qualname__ = "xlog1py"
+
+
+# --- logaddexp, logaddexp2 -----------------------------------------------------------------
+
+_logaddexp = Binary(
+    _quiet(np.logaddexp),
+    # 1 / (1 + exp(other - input)), as a sigmoid: no overflow for large differences.
+    (
+        lambda g, n: g * (n.self - n.other).sigmoid(),
+        lambda g, n: g * (n.other - n.self).sigmoid(),
+    ),
+    "LogaddexpBackward0",
+)
+logaddexp = pair_op(
+    "logaddexp",
+    _floats_only("logaddexp_cpu", _logaddexp),
+    "tensors",
+    doc="log(exp(input) + exp(other)), without overflow.",
+)
+_logaddexp2 = Binary(
+    _quiet(np.logaddexp2),
+    (
+        lambda g, n: g * ((n.self - n.other) * _LN2).sigmoid(),
+        lambda g, n: g * ((n.other - n.self) * _LN2).sigmoid(),
+    ),
+    "Logaddexp2Backward0",
+)
+logaddexp2 = pair_op(
+    "logaddexp2",
+    _floats_only("logaddexp2_cpu", _logaddexp2),
+    "tensors",
+    doc="log2(2**input + 2**other), without overflow.",
+)
+
+
+# --- nextafter, heaviside ------------------------------------------------------------------
+
+# torch passes the gradient through to input (none where input equals other, and none
+# to other), as if the step were 0.
+_nextafter = Binary(
+    _quiet(np.nextafter),
+    (lambda g, n: where(n.self == n.other, 0, g), _zero),
+    "NextafterBackward0",
+)
+nextafter = pair_op(
+    "nextafter",
+    _floats_only("nextafter_cpu", _nextafter),
+    "tensors",
+    doc="The next float after input in the direction of other.",
+)
+inplace_pair_op("nextafter", _floats_only("nextafter_cpu", _nextafter), "tensors")
+
+_heaviside = Undifferentiable(
+    "heaviside",
+    lambda a, b: np.where(a == 0, b, a > 0).astype(a.dtype),
+    ("self", "values"),
+)
+
+
+def _heaviside_impl(input: Tensor, values: Tensor) -> Tensor:
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return _heaviside(input, values)
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The step function: 0 below 0, 1 above, `values` at 0 (and 0 at nan)."""
+    check_pair("heaviside", input, values, "tensors", names=("input", "values"))
+    return _heaviside_impl(input, values)
+
+
+def _heaviside_method(self: Tensor, values: Tensor) -> Tensor:
+    check_pair("heaviside", self, values, "tensors", method=True, names=("input", "values"))
+    return _heaviside_impl(self, values)
+
+
+_heaviside_method.__name__ = _heaviside_method.__qualname__ = "heaviside"
+setattr(Tensor, "heaviside", _heaviside_method)
+inplace_pair_op(
+    "heaviside", _heaviside_impl, "tensors", names=("input", "values"), check_promotion=False
+)
+
+
+# --- ldexp ---------------------------------------------------------------------------------
+
+
+def _ldexp_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        if b.dtype.kind == "f":  # torch: input * 2**other, the power in other's dtype
+            return np.multiply(a.astype(dt, copy=False), np.exp2(b).astype(dt, copy=False))
+        return np.ldexp(a.astype(dt, copy=False), b.astype(np.int64, copy=False))  # exact
+
+
+_ldexp = Binary(
+    _ldexp_kernel,
+    (lambda g, n: _ldexp_impl(g, n.other), lambda g, n: g * n.result * _LN2),
+    "LdexpBackward0",
+)
+
+
+def _ldexp_impl(input: Tensor, other: Tensor) -> Tensor:
+    if input.dtype.is_floating_point and other.dtype is _dtype.bool_:
+        raise not_implemented_for("ldexp_cpu_exp", other.dtype)
+    dt, _ = operands(input, other)
+    return _ldexp(input, other, float_result(dt))
+
+
+ldexp = pair_op("ldexp", _ldexp_impl, "tensors", doc="input * 2**other (exact for integer other).")
+
+
+def _ldexp_(self: Tensor, other: Any) -> Tensor:
+    check_pair("ldexp_", self, other, "tensors", method=True)
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(
+            f"ldexp can't be cast to the desired output type {legacy_name(self.dtype)}"
+        )
+    return inplace(self, (other,), lambda old: _ldexp_impl(old, other))
+
+
+setattr(Tensor, "ldexp_", _ldexp_)
+
+
+# --- float_power ---------------------------------------------------------------------------
+
+_POWER_SIGNATURES = (
+    "Tensor input, Tensor exponent, *, Tensor out = None",
+    "Number self, Tensor exponent, *, Tensor out = None",
+    "Tensor input, Number exponent, *, Tensor out = None",
+)
+
+
+def _float_power_impl(input: Any, exponent: Any) -> Tensor:
+    base = input.double() if isinstance(input, Tensor) else float(input)
+    return pow(base, exponent.double() if isinstance(exponent, Tensor) else float(exponent))
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent computed in float64, whatever the dtypes (a float64 result)."""
+    check_pair(
+        "float_power", input, exponent, "numbers", _POWER_SIGNATURES, names=("input", "exponent")
+    )
+    return _float_power_impl(input, exponent)
+
+
+def _float_power_method(self: Tensor, exponent: Any) -> Tensor:
+    check_pair("float_power", self, exponent, "numbers", _POWER_SIGNATURES, method=True)
+    return _float_power_impl(self, exponent)
+
+
+_float_power_method.__name__ = _float_power_method.__qualname__ = "float_power"
+setattr(Tensor, "float_power", _float_power_method)
+
+
+def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+    check_pair("float_power_", self, exponent, "number second", _POWER_SIGNATURES, method=True)
+    if self.dtype is not _dtype.float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {legacy_name(self.dtype)} but the "
+            "operation's result requires dtype Double"
+        )
+    return inplace(self, (exponent,), lambda old: _float_power_impl(old, exponent))
+
+
+setattr(Tensor, "float_power_", _float_power_)
+
+for _name, _impl, _accepts, _signatures in (
+    ("atan2", _to_float(_atan2), "tensors", ()),
+    ("arctan2", _to_float(_atan2), "tensors", ()),
+    ("hypot", _floats_only("hypot_cpu", _hypot), "tensors", ()),
+    ("copysign", _to_float(_copysign), "number second", (_BOTH, _SECOND)),
+):
+    inplace_pair_op(_name, _impl, _accepts, _signatures)

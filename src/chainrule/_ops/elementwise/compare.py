@@ -1,0 +1,287 @@
+"""Elementwise extremes (maximum, fmax, ...), closeness (isclose, allclose, equal), comparisons.
+
+Where two inputs tie, `maximum` and `minimum` split the gradient equally
+between them; `fmax` and `fmin` give it all to the first input, as torch does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ..primitive import Primitive
+from .arithmetic import broadcast_error, ge, gt, le, lt, ne, where
+from .binary_common import (
+    Binary,
+    check_pair,
+    inplace,
+    legacy_name,
+    operands,
+    pair_op,
+    require_tensors,
+)
+
+__all__ = ["allclose", "equal", "fmax", "fmin", "isclose", "maximum", "minimum"]
+
+
+def _same_dtype(np_fn: Any) -> Any:
+    def kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+        return np.asarray(np_fn(a.astype(dt, copy=False), b.astype(dt, copy=False)))
+
+    return kernel
+
+
+def _promoted(prim: Binary) -> Any:
+    def impl(input: Tensor, other: Tensor) -> Tensor:
+        dt, _ = operands(input, other)
+        return prim(input, other, dt)
+
+    return impl
+
+
+# --- maximum, minimum: nan wins; a tie splits the gradient -----------------------------------
+
+
+def _larger_grad(g: Tensor, mine: Tensor, theirs: Tensor) -> Tensor:
+    return where(mine < theirs, 0, where(mine == theirs, g / 2, g))
+
+
+def _smaller_grad(g: Tensor, mine: Tensor, theirs: Tensor) -> Tensor:
+    return where(mine > theirs, 0, where(mine == theirs, g / 2, g))
+
+
+_maximum = Binary(
+    _same_dtype(np.maximum),
+    (
+        lambda g, n: _larger_grad(g, n.self, n.other),
+        lambda g, n: _larger_grad(g, n.other, n.self),
+    ),
+    "MaximumBackward0",
+)
+_minimum = Binary(
+    _same_dtype(np.minimum),
+    (
+        lambda g, n: _smaller_grad(g, n.self, n.other),
+        lambda g, n: _smaller_grad(g, n.other, n.self),
+    ),
+    "MinimumBackward0",
+)
+maximum = pair_op(
+    "maximum", _promoted(_maximum), "tensors", doc="The larger of each pair (nan if either is)."
+)
+minimum = pair_op(
+    "minimum", _promoted(_minimum), "tensors", doc="The smaller of each pair (nan if either is)."
+)
+
+
+# --- fmax, fmin: a number wins over nan; the first input wins a tie ----------------------------
+
+
+def _first_wins(g: Tensor, keeps_first: Tensor, first: bool) -> Tensor:
+    return where(keeps_first, g, 0) if first else where(keeps_first, 0, g)
+
+
+def _fmax_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
+    return np.asarray(np.where((a >= b) | (b != b), a, b))  # a tie keeps input (its -0.0)
+
+
+def _fmin_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
+    return np.asarray(np.where((a <= b) | (b != b), a, b))
+
+
+_fmax = Binary(
+    _fmax_kernel,
+    (
+        lambda g, n: _first_wins(g, (n.self >= n.other) | (n.other != n.other), True),
+        lambda g, n: _first_wins(g, (n.self >= n.other) | (n.other != n.other), False),
+    ),
+    "FmaxBackward0",
+)
+_fmin = Binary(
+    _fmin_kernel,
+    (
+        lambda g, n: _first_wins(g, (n.self <= n.other) | (n.other != n.other), True),
+        lambda g, n: _first_wins(g, (n.self <= n.other) | (n.other != n.other), False),
+    ),
+    "FminBackward0",
+)
+fmax = pair_op("fmax", _promoted(_fmax), "tensors", doc="The larger of each pair, ignoring nan.")
+fmin = pair_op("fmin", _promoted(_fmin), "tensors", doc="The smaller of each pair, ignoring nan.")
+
+
+# --- isclose, allclose, equal --------------------------------------------------------------
+
+
+def _tolerance(name: str, value: Any, op: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise TypeError(f"{op}(): argument '{name}' must be float, not {type(value).__name__}")
+    if value < 0:
+        raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value:g}")
+    return float(value)
+
+
+def _close(
+    op: str, input: Tensor, other: Tensor, rtol: Any, atol: Any, equal_nan: bool
+) -> np.ndarray:
+    """Where |input - other| <= atol + rtol * |other| (or both are the same inf, or nan)."""
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{legacy_name(input.dtype)} did not match {legacy_name(other.dtype)}")
+    rtol, atol = _tolerance("rtol", rtol, op), _tolerance("atol", atol, op)
+    a, b = input._data, other._data
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
+    with np.errstate(all="ignore"):
+        close = np.broadcast_to(a == b, shape)
+        if equal_nan:
+            close = close | (np.isnan(a) & np.isnan(b))
+        if rtol == 0 and atol == 0:
+            return np.asarray(close)
+        if a.dtype.kind != "f":  # torch measures integers' distance in the default float
+            a, b = (x.astype(_dtype.get_default_dtype().np) for x in (a, b))
+        allowed = atol + np.abs(rtol * b)
+        actual = np.abs(a - b)
+        return np.asarray(close | (np.isfinite(actual) & (actual <= allowed)))
+
+
+def isclose(
+    input: Tensor,
+    other: Tensor,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> Tensor:
+    """Where input and other are close: |input - other| <= atol + rtol * |other|."""
+    require_tensors("isclose", input=input, other=other)
+    return Tensor._make(_close("isclose", input, other, rtol, atol, equal_nan))
+
+
+def allclose(
+    input: Tensor,
+    other: Tensor,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> bool:
+    """Whether every element of input is close to other's (see isclose)."""
+    require_tensors("allclose", input=input, other=other)
+    return bool(_close("allclose", input, other, rtol, atol, equal_nan).all())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Whether the tensors have the same shape and equal elements (compared after promotion)."""
+    require_tensors("equal", input=input, other=other)
+    if input._data.shape != other._data.shape:
+        return False
+    dt, _ = operands(input, other)
+    return bool(np.array_equal(input._data.astype(dt.np), other._data.astype(dt.np)))
+
+
+def _close_method(op: str, fn: Any) -> None:
+    def method(
+        self: Tensor,
+        other: Tensor,
+        rtol: float = 1e-05,
+        atol: float = 1e-08,
+        equal_nan: bool = False,
+    ) -> Any:
+        require_tensors(op, other=other)
+        return fn(self, other, rtol, atol, equal_nan)
+
+    method.__name__ = method.__qualname__ = op
+    setattr(Tensor, op, method)
+
+
+_close_method("isclose", isclose)
+_close_method("allclose", allclose)
+
+
+def _equal_method(self: Tensor, other: Tensor) -> bool:
+    require_tensors("equal", other=other)
+    return equal(self, other)
+
+
+setattr(Tensor, "equal", _equal_method)
+
+
+# --- comparisons: method aliases and in-place forms ------------------------------------------
+
+for _alias, _fn in (
+    ("greater", gt),
+    ("greater_equal", ge),
+    ("less", lt),
+    ("less_equal", le),
+    ("not_equal", ne),
+):
+    setattr(Tensor, _alias, _fn)
+
+_COMPARE_SIGNATURES = (
+    "Tensor input, Tensor other, *, Tensor out = None",
+    "Tensor input, Number other, *, Tensor out = None",
+)
+
+
+def _inplace_compare(name: str, np_fn: Any) -> Any:
+    """`x.lt_(y)`: the comparison written into x as 0s and 1s of x's dtype.
+
+    torch records a node with zero gradients, named for a number (Backward0) or
+    a tensor (Backward1) on the right.
+    """
+    node = name.capitalize()
+
+    def forward(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+        return np.asarray(np_fn(a.astype(dt, copy=False), b.astype(dt, copy=False)), a.dtype)
+
+    zero = (lambda g, n: g * 0,)
+    by_number = Primitive(
+        f"{node}Backward0",
+        lambda a, other, dt: forward(a, other._data, dt),
+        grads=zero,
+        tangent="elementwise",
+    )
+    by_tensor = Primitive(
+        f"{node}Backward1",
+        forward,
+        grads=zero * 2,
+        inputs=("self", "other"),
+        tangent="elementwise",
+    )
+
+    def compute(old: Tensor, other: Any) -> Tensor:
+        dt, (_, b) = operands(old, other)
+        if isinstance(other, Tensor):
+            return by_tensor(old, other, dt=dt.np)
+        return by_number(old, other=b, dt=dt.np)
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        check_pair(f"{name}_", self, other, "number second", _COMPARE_SIGNATURES, method=True)
+        return inplace(self, (other,), lambda old: compute(old, other))
+
+    method.__name__ = method.__qualname__ = f"{name}_"
+    return method
+
+
+_COMPARISONS = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+for _name, _np_fn in _COMPARISONS.items():
+    setattr(Tensor, f"{_name}_", _inplace_compare(_name, _np_fn))
+for _alias, _name in (
+    ("greater_", "gt"),
+    ("greater_equal_", "ge"),
+    ("less_", "lt"),
+    ("less_equal_", "le"),
+    ("not_equal_", "ne"),
+):
+    setattr(Tensor, _alias, getattr(Tensor, f"{_name}_"))

@@ -1,0 +1,199 @@
+"""Division that rounds (`div(..., rounding_mode=)`, `floor_divide`, `//`) and remainders (`%`).
+
+Integers stay integers and refuse a zero divisor as torch does; floats follow
+torch's sign conventions: `remainder` takes the divisor's sign (a zero result
+keeps the dividend's), `fmod` the dividend's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import _dtype
+from ..._creation import zeros_like
+from ..._tensor import Tensor
+from .binary_common import (
+    NUMBER,
+    Binary,
+    dunder,
+    inplace_pair_op,
+    invalid_arguments,
+    not_implemented_for,
+    operands,
+    pair_op,
+)
+
+__all__ = ["div_rounded", "floor_divide", "fmod", "remainder"]
+
+
+def _ints(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Both operands in `dt`; for integers, torch's error for a zero divisor."""
+    a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
+    if dt.kind in "iu" and not b.all():
+        raise RuntimeError("ZeroDivisionError")
+    return a, b
+
+
+def _floor_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    # NumPy's floor division rounds as torch's (and Python's): exact for integers,
+    # fmod-based for floats; the smallest int divided by -1 wraps, as in torch.
+    a, b = _ints(a, b, dt)
+    with np.errstate(all="ignore"):
+        return np.floor_divide(a, b)
+
+
+def _trunc_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    a, b = _ints(a, b, dt)
+    with np.errstate(all="ignore"):
+        if dt.kind == "f":
+            return np.trunc(np.true_divide(a, b))
+        # The floor, one up where the exact quotient is negative and not whole.
+        q = np.floor_divide(a, b)
+        inexact_negative = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+        return q + inexact_negative.astype(dt)
+
+
+def _remainder_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    a, b = _ints(a, b, dt)
+    with np.errstate(all="ignore"):
+        if dt.kind != "f":
+            return np.remainder(a, b)
+        # Not np.remainder: a zero result keeps the dividend's sign here, as in torch.
+        m = np.fmod(a, b)
+        return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+
+
+def _fmod_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    a, b = _ints(a, b, dt)
+    with np.errstate(all="ignore"):
+        return np.fmod(a, b)
+
+
+def _zero(g: Tensor, n: Any) -> Tensor:
+    return zeros_like(g)
+
+
+# Rounded division is flat almost everywhere: torch's gradient is zero for both inputs.
+_div_rounded = {
+    "floor": Binary(_floor_kernel, (_zero, _zero), "DivBackward2"),
+    "trunc": Binary(_trunc_kernel, (_zero, _zero), "DivBackward2"),
+}
+_floor_divide = Binary(
+    _floor_kernel,
+    (None, None),
+    "NotImplemented",
+    "NotImplemented",
+    "NotImplemented",
+    aten="floor_divide",
+)
+_remainder = Binary(
+    _remainder_kernel,
+    (lambda g, n: g, lambda g, n: -g * div_rounded(n.self, n.other, "floor")),
+    "RemainderBackward1",
+    "RemainderBackward0",
+    "NotImplemented",
+    aten="remainder",
+)
+_fmod = Binary(
+    _fmod_kernel,
+    (lambda g, n: g, lambda g, n: -g * div_rounded(n.self, n.other, "trunc")),
+    "FmodBackward1",
+    "FmodBackward0",
+)
+
+_DIV_SIGNATURES = (
+    "Tensor input, Tensor other, *, Tensor out = None",
+    "Tensor input, Tensor other, *, str rounding_mode, Tensor out = None",
+    "Tensor input, Number other, *, str rounding_mode",
+)
+
+
+def div_rounded(input: Any, other: Any, rounding_mode: Any) -> Tensor:
+    """`div(input, other, rounding_mode=...)`: the quotient rounded toward zero or down.
+
+    Integers stay integers (a zero divisor raises); floats round in their dtype.
+    """
+    fits = all(isinstance(v, (Tensor, *NUMBER)) for v in (input, other))
+    if not (fits and isinstance(rounding_mode, str)):
+        raise invalid_arguments(
+            "div", (input, other), {"rounding_mode": rounding_mode}, _DIV_SIGNATURES
+        )
+    if rounding_mode not in _div_rounded:
+        raise RuntimeError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+    dt, (a, b) = operands(input, other)
+    if dt is _dtype.bool_:
+        raise not_implemented_for(f"div_{rounding_mode}_cpu", dt)
+    return _div_rounded[rounding_mode](a, b, dt)
+
+
+def _checked(op: str, kernel_name: str, prim: Binary) -> Any:
+    """The op on operands already checked: torch's dtype refusals, then the node."""
+
+    def impl(input: Any, other: Any) -> Tensor:
+        dt, (a, _) = operands(input, other)
+        if dt is _dtype.bool_:
+            raise not_implemented_for(kernel_name, dt)
+        if not isinstance(other, Tensor) and not isinstance(input, Tensor):
+            input = a  # floor_divide(7, 2): the first number as a tensor
+        return prim(input, other, dt)
+
+    impl.__name__ = f"_{op}"
+    return impl
+
+
+_BOTH = "Tensor input, Tensor other, *, Tensor out = None"
+_SECOND = "Tensor input, Number other, *, Tensor out = None"
+
+_floor_divide_impl = _checked("floor_divide", "div_floor_cpu", _floor_divide)
+_remainder_impl = _checked("remainder", "remainder_cpu", _remainder)
+_fmod_impl = _checked("fmod", "fmod_cpu", _fmod)
+
+floor_divide = pair_op(
+    "floor_divide",
+    _floor_divide_impl,
+    "any",
+    (_BOTH, "Tensor input, Number other"),
+    doc="input // other, rounded down (torch records no derivative for it).",
+)
+remainder = pair_op(
+    "remainder",
+    _remainder_impl,
+    "numbers",
+    (_BOTH, "Number self, Tensor other", _SECOND),
+    doc="Python's modulus: the result has the divisor's sign.",
+)
+fmod = pair_op(
+    "fmod",
+    _fmod_impl,
+    "number second",
+    (_BOTH, _SECOND),
+    doc="C's fmod: the remainder of truncated division, with the dividend's sign.",
+)
+
+
+# --- in place and the operators -----------------------------------------------------------
+
+
+for _name, _op, _accepts, _signatures in (
+    ("floor_divide", _floor_divide_impl, "number second", (_BOTH, "Tensor input, Number other")),
+    ("remainder", _remainder_impl, "number second", (_BOTH, _SECOND)),
+    ("fmod", _fmod_impl, "number second", (_BOTH, _SECOND)),
+):
+    inplace_pair_op(_name, _op, _accepts, _signatures)
+
+
+_OPERATORS = {
+    "__floordiv__": dunder(floor_divide),
+    "__rfloordiv__": dunder(floor_divide, reflected=True),
+    "__mod__": dunder(remainder),
+    "__rmod__": dunder(remainder, reflected=True),
+    "__ifloordiv__": dunder(Tensor.floor_divide_),  # type: ignore[attr-defined]
+    "__imod__": dunder(Tensor.remainder_),  # type: ignore[attr-defined]
+}
+for _name, _op in _OPERATORS.items():
+    setattr(Tensor, _name, _op)

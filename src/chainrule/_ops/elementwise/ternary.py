@@ -1,0 +1,271 @@
+"""Ternary ops: lerp, addcmul, addcdiv (and their in-place forms).
+
+torch computes these with fused multiply-adds; `_fma` reproduces them (a
+float64 product is exact for float32 operands, and float64 uses an error-free
+transformation), so results agree with torch's to the last bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ..primitive import Primitive
+from .arithmetic import broadcast_error
+from .binary_common import (
+    NUMBER,
+    c_name,
+    inplace,
+    invalid_arguments,
+    not_implemented_for,
+    operands,
+    require_tensors,
+)
+
+__all__ = ["addcdiv", "addcmul", "lerp"]
+
+_SPLIT = 134217729.0  # 2**27 + 1: splits a float64 into two halves of 26 bits
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c = _SPLIT * a
+    high = c - (c - a)
+    return high, a - high
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a + b as a rounded sum and its exact rounding error (Knuth's TwoSum)."""
+    total = a + b
+    back = total - a
+    return total, (a - (total - back)) + (b - back)
+
+
+def _fma(a: Any, b: Any, c: Any, dt: np.dtype) -> np.ndarray:
+    """a * b + c rounded once, in `dt` (what a fused multiply-add gives)."""
+    a, b, c = (np.asarray(x, np.float64) for x in (a, b, c))
+    with np.errstate(all="ignore"):
+        product = a * b
+        if dt != np.float64:
+            # The product of two float32s is exact in float64. The sum is rounded to
+            # odd there (an inexact result keeps an odd last bit), so that rounding
+            # it again to dt rounds as once.
+            total, error = _two_sum(product, c)
+            even = (total.view(np.int64) & 1) == 0
+            toward = np.where(error > 0, np.inf, -np.inf)
+            total = np.where((error != 0) & even, np.nextafter(total, toward), total)
+            return np.asarray(total).astype(dt)
+        (a_hi, a_lo), (b_hi, b_lo) = _split(a), _split(b)
+        product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+        total, sum_error = _two_sum(product, c)
+        fused = total + (sum_error + product_error)
+        # Overflow or inf in the splitting, or a sum of zeros (-0.0 + -0.0 is -0.0): the
+        # plain result is right there.
+        plain = ~np.isfinite(fused) | ((product == 0) & (c == 0))
+        return np.asarray(np.where(plain, total, fused))
+
+
+def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    shape = shapes[0]
+    for s in shapes[1:]:
+        try:
+            shape = np.broadcast_shapes(shape, s)
+        except ValueError:
+            raise RuntimeError(broadcast_error(shape, s)) from None
+    return shape
+
+
+# --- lerp ----------------------------------------------------------------------------------
+
+
+def _lerp_forward(a: np.ndarray, b: np.ndarray, w: Any, **_: Any) -> np.ndarray:
+    """a + w (b - a), from the nearer end: exact at w = 0 and w = 1 (torch's formula)."""
+    dt = a.dtype
+    w = np.asarray(w, dt)
+    _broadcast(a.shape, b.shape, w.shape)
+    diff = np.subtract(b, a, dtype=dt)
+    near_start = np.abs(w) < 0.5
+    return np.asarray(np.where(near_start, _fma(w, diff, a, dt), _fma(-diff, 1 - w, b, dt)), dt)
+
+
+_lerp_scalar = Primitive(
+    "LerpBackward0",
+    lambda a, b, weight: _lerp_forward(a, b, weight),
+    inputs=("self", "end"),
+    grads=(lambda g, n: g * (1 - n.weight), lambda g, n: g * n.weight),
+    tangent="linear",  # in (input, end) together, for a fixed number weight
+)
+_lerp_tensor = Primitive(
+    "LerpBackward1",
+    _lerp_forward,
+    inputs=("self", "end", "weight"),
+    grads=(
+        lambda g, n: g * (1 - n.weight),
+        lambda g, n: g * n.weight,
+        lambda g, n: g * (n.end - n.self),
+    ),
+    tangent="elementwise",
+)
+_LERP_SIGNATURES = (
+    "Tensor input, Tensor end, Tensor weight, *, Tensor out = None",
+    "Tensor input, Tensor end, Number weight, *, Tensor out = None",
+)
+
+
+def _check_lerp(op: str, input: Any, end: Any, weight: Any, method: bool) -> None:
+    if not (
+        isinstance(input, Tensor)
+        and isinstance(end, Tensor)
+        and isinstance(weight, (Tensor, *NUMBER))
+    ):
+        args = (end, weight) if method else (input, end, weight)
+        raise invalid_arguments(op, args, {}, _LERP_SIGNATURES, method)
+
+
+def _lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    dt = input.dtype
+    if end.dtype is not dt:
+        raise RuntimeError(
+            f"expected dtype {c_name(dt)} for `end` but got dtype {c_name(end.dtype)}"
+        )
+    if not isinstance(weight, Tensor):
+        if not dt.is_floating_point:
+            raise not_implemented_for("lerp_kernel_scalar", dt)
+        return _lerp_scalar(input, end, weight=weight)
+    if weight.ndim and weight.dtype is not dt:
+        raise RuntimeError(
+            f"expected dtype {c_name(dt)} for `weight` but got dtype {c_name(weight.dtype)}"
+        )
+    if not dt.is_floating_point:
+        raise not_implemented_for("lerp_kernel_tensor", dt)
+    return _lerp_tensor(input, end, weight)
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """input + weight * (end - input), with a number or a tensor as weight."""
+    _check_lerp("lerp", input, end, weight, method=False)
+    return _lerp(input, end, weight)
+
+
+def _lerp_method(self: Tensor, end: Tensor, weight: Any) -> Tensor:
+    _check_lerp("lerp", self, end, weight, method=True)
+    return _lerp(self, end, weight)
+
+
+def _lerp_(self: Tensor, end: Tensor, weight: Any) -> Tensor:
+    _check_lerp("lerp_", self, end, weight, method=True)
+    return inplace(self, (end, weight), lambda old: _lerp(old, end, weight))
+
+
+_lerp_method.__name__ = _lerp_method.__qualname__ = "lerp"
+_lerp_.__name__ = _lerp_.__qualname__ = "lerp_"
+setattr(Tensor, "lerp", _lerp_method)
+setattr(Tensor, "lerp_", _lerp_)
+
+
+# --- addcmul, addcdiv ----------------------------------------------------------------------
+
+
+def _addcmul_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, dt: Any) -> Any:
+    a, t1, t2 = (x.astype(dt, copy=False) for x in (a, t1, t2))
+    v = np.asarray(value).astype(dt)
+    _broadcast(a.shape, t1.shape, t2.shape)
+    if dt.kind != "f":
+        with np.errstate(over="ignore"):
+            return a + v * t1 * t2
+    return _fma(v * t1, t2, a, dt)
+
+
+def _addcdiv_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, dt: Any) -> Any:
+    a, t1, t2 = (x.astype(dt, copy=False) for x in (a, t1, t2))
+    _broadcast(a.shape, t1.shape, t2.shape)
+    with np.errstate(all="ignore"):
+        return a + np.asarray(value, dt) * t1 / t2
+
+
+_addcmul = Primitive(
+    "AddcmulBackward0",
+    _addcmul_forward,
+    inputs=("self", "tensor1", "tensor2"),
+    grads=(
+        lambda g, n: g,
+        lambda g, n: g * n.tensor2 * n.value,
+        lambda g, n: g * n.tensor1 * n.value,
+    ),
+    tangent="elementwise",
+)
+_addcdiv = Primitive(
+    "AddcdivBackward0",
+    _addcdiv_forward,
+    inputs=("self", "tensor1", "tensor2"),
+    grads=(
+        lambda g, n: g,
+        lambda g, n: g * n.value / n.tensor2,
+        lambda g, n: -g * n.value * n.tensor1 / (n.tensor2 * n.tensor2),
+    ),
+    tangent="elementwise",
+)
+
+_INTEGER_ADDCDIV = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+    "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes."
+)
+
+
+def _value(op: str, value: Any) -> Any:
+    if isinstance(value, Tensor) and value.ndim == 0:
+        return value.item()
+    if not isinstance(value, NUMBER):
+        raise TypeError(f"{op}(): argument 'value' must be Number, not {type(value).__name__}")
+    return value
+
+
+def _pointwise(op: str, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any) -> Tensor:
+    value = _value(op, value)
+    dt, _ = operands(input, tensor1, tensor2)
+    if op == "addcdiv":
+        integers = tensor1.dtype._category < 2 and tensor2.dtype._category < 2
+        if integers:
+            raise RuntimeError(_INTEGER_ADDCDIV)
+        return _addcdiv(input, tensor1, tensor2, value=value, dt=dt.np)
+    if dt is _dtype.bool_:
+        raise not_implemented_for("addcmul_cpu_out", dt)
+    return _addcmul(input, tensor1, tensor2, value=value, dt=dt.np)
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """input + value * tensor1 * tensor2."""
+    require_tensors("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
+    return _pointwise("addcmul", input, tensor1, tensor2, value)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """input + value * tensor1 / tensor2 (floating-point tensor1 or tensor2)."""
+    require_tensors("addcdiv", input=input, tensor1=tensor1, tensor2=tensor2)
+    return _pointwise("addcdiv", input, tensor1, tensor2, value)
+
+
+def _pointwise_methods(op: str) -> None:
+    def method(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        require_tensors(op, tensor1=tensor1, tensor2=tensor2)
+        return _pointwise(op, self, tensor1, tensor2, value)
+
+    def method_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+        require_tensors(f"{op}_", tensor1=tensor1, tensor2=tensor2)
+        return inplace(
+            self, (tensor1, tensor2), lambda old: _pointwise(op, old, tensor1, tensor2, value)
+        )
+
+    for f, name in ((method, op), (method_, f"{op}_")):
+        f.__name__ = f.__qualname__ = name
+        setattr(Tensor, name, f)
+
+
+_pointwise_methods("addcmul")
+_pointwise_methods("addcdiv")

@@ -1,0 +1,102 @@
+"""Shared pieces of the unary and special op modules: forwards, argument checks, in-place forms."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ..inplace import apply_inplace
+
+__all__ = [
+    "check_tensor",
+    "compute_dtype",
+    "float64_forward",
+    "float_forward",
+    "inplace_form",
+    "quiet",
+    "scalar_type_name",
+]
+
+
+def float_forward(np_fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """A forward in the input's float dtype (integers and bools: the default float).
+
+    float16 is computed in float32 and rounded, as PyTorch's CPU kernels do. Values
+    outside the domain give nan or inf quietly, as in PyTorch.
+    """
+
+    def forward(a: np.ndarray, **params: Any) -> np.ndarray:
+        dt = a.dtype if a.dtype.kind == "f" else _dtype.get_default_dtype().np
+        with np.errstate(all="ignore"):
+            return np.asarray(np_fn(a.astype(compute_dtype(dt), copy=False), **params), dtype=dt)
+
+    return forward
+
+
+def compute_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype a float op computes in: float16 goes through float32."""
+    return np.dtype(np.float32) if dt == np.float16 else dt
+
+
+def float64_forward(kernel: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """A forward by a float64 kernel of `special_math`, rounded to the input's float dtype."""
+
+    def forward(a: np.ndarray, **params: Any) -> np.ndarray:
+        dt = a.dtype if a.dtype.kind == "f" else _dtype.get_default_dtype().np
+        with np.errstate(all="ignore"):  # nan and inf quietly; so is an overflow to dt
+            flat = kernel(a.astype(np.float64).ravel(), **params)
+            return flat.reshape(a.shape).astype(dt, copy=False)
+
+    return forward
+
+
+def quiet(np_fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """A forward as it is, without NumPy's warnings about nan and inf."""
+
+    def forward(*arrays: np.ndarray, **params: Any) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np_fn(*arrays, **params)
+
+    return forward
+
+
+def check_tensor(name: str, value: Any, arg: str = "input", position: int = 1) -> None:
+    """PyTorch's TypeError for a non-tensor where its signature wants a Tensor."""
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
+            f"not {type(value).__name__}"
+        )
+
+
+def scalar_type_name(d: np.dtype) -> str:
+    """PyTorch's legacy name of a dtype in kernel errors ('Long', 'Float', 'Bool', ...)."""
+    names = {"float16": "Half", "float32": "Float", "float64": "Double", "bool": "Bool"}
+    names.update({"int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long"})
+    names["uint8"] = "Byte"
+    return names.get(np.dtype(d).name, np.dtype(d).name)
+
+
+def inplace_form(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    """`name` (e.g. "exp_") as a Tensor method and function: `fn` computed, written in place."""
+
+    def op(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        def compute(old: Tensor) -> Tensor:
+            new = fn(old, *args, **kwargs)
+            if new._data.shape != old._data.shape:
+                raise RuntimeError(
+                    f"output with shape {list(old._data.shape)} doesn't match the broadcast "
+                    f"shape {list(new._data.shape)}"
+                )
+            return new
+
+        return apply_inplace(input, compute)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"In-place `{fn.__name__}`: writes the result into `input` and returns it."
+    setattr(Tensor, name, op)
+    return op

@@ -1,0 +1,106 @@
+"""What the scatter modules share: index and fill-value checks, zeros and padding in
+gradients, PyTorch's dtype names in messages, and in-place methods made from ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ..inplace import apply_inplace
+from ..primitive import Primitive
+
+__all__: list[str] = []
+
+INT_INDEX = ("int32", "int64")
+
+
+def scalar_name(t: Tensor) -> str:
+    """PyTorch's name of a tensor's dtype in messages (`Float`, `Long`)."""
+    return _dtype.scalar_name(t)
+
+
+def c_name(t: Tensor) -> str:
+    """The C++ name of a tensor's dtype, which some PyTorch messages use (`long int`)."""
+    return _dtype.c_type_name(t)
+
+
+def require_index(
+    index: Any, ok: tuple[str, ...], message: str, fn: str = "", exc: type[Exception] = RuntimeError
+) -> np.ndarray:
+    """The array of an index tensor of an allowed dtype, else PyTorch's error."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{fn}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index._data.dtype.name not in ok:
+        raise exc(message)
+    return index._data
+
+
+def check_bounds(idx: np.ndarray, size: int, dim: int, **kw: Any) -> None:
+    """PyTorch's error for the first index outside `[0, size)` (`[-size, size)` if negative)."""
+    bad = (idx < (-size if kw.get("negative") else 0)) | (idx >= size)
+    if bad.any():
+        value = int(idx.ravel()[np.argmax(bad.ravel())])
+        message = kw.get("prefix", "") + f"index {value} is out of bounds for dimension {dim} "
+        raise kw.get("exc", RuntimeError)(message + f"with size {size}")
+
+
+def fill_value(fn: str, input: Tensor, value: Any) -> np.ndarray:
+    """A Python number as a 0-d array of `input`'s dtype (floats truncate into integers)."""
+    if not isinstance(value, bool | int | float | np.number):
+        raise TypeError(
+            f"{fn}() received an invalid combination of arguments - got ({type(value).__name__}),"
+            " but expected a Number or a Tensor"
+        )
+    return np.asarray(value).astype(input._data.dtype)
+
+
+def zeros_of(g: Tensor, shape: Any) -> Tensor:
+    """Constant zeros of `shape` in `g`'s dtype (what a scatter-like gradient starts from)."""
+    return Tensor._make(np.zeros(tuple(shape), dtype=g._data.dtype))
+
+
+def _embed_corner(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    out = np.zeros(shape, dtype=a.dtype)
+    out[tuple(slice(s) for s in a.shape)] = a
+    return out
+
+
+_pad = Primitive(
+    "ConstantPadNdBackward0",
+    lambda a, shape, **_: _embed_corner(a, shape),
+    grads=(lambda g, n: g[tuple(slice(s) for s in n.small)],),
+    tangent="linear",
+)
+
+
+def pad_to(g: Tensor, shape: Any) -> Tensor:
+    """`g` in the leading corner of zeros of `shape` (its gradient slices it back out)."""
+    return _pad(g, shape=tuple(shape), small=tuple(g.shape))
+
+
+def inplace_method(name: str, fn: Callable[..., Tensor]) -> None:
+    """`x.name(...)` (as `scatter_`): `fn`'s checks and result, written into `x`.
+
+    The result must keep `x`'s shape: a mask or index that broadcasts it larger
+    fails, as in PyTorch, before anything is written.
+    """
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        def compute(old: Tensor) -> Tensor:
+            out = fn(old, *args, **kwargs)
+            if out._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                    f"{list(out.shape)}"
+                )
+            return out
+
+        return apply_inplace(self, compute)
+
+    method.__name__ = name
+    setattr(Tensor, name, method)

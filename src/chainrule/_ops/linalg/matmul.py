@@ -1,0 +1,238 @@
+"""Matrix products: mm, mv, dot and matmul (batched and broadcasting)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ..primitive import Primitive, tensor_method
+
+__all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
+
+
+# The products' forwards. Every caller has checked that the dtypes agree (PyTorch
+# refuses a mix), so neither casts.
+
+
+def _mat(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    return np.matmul(a, b)
+
+
+def _dot_forward(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    # mm, mv and dot: the BLAS call np.matmul makes, at half its overhead.
+    return a.dot(b)
+
+
+_mm = Primitive(
+    "MmBackward0",
+    _dot_forward,
+    inputs=("self", "mat2"),
+    grads=(lambda g, n: g.mm(n.mat2.t()), lambda g, n: n.self.t().mm(g)),
+    tangent="multilinear",
+)
+_mv = Primitive(
+    "MvBackward0",
+    _dot_forward,
+    inputs=("self", "vec"),
+    grads=(lambda g, n: g.unsqueeze(1) * n.vec, lambda g, n: n.self.t().mv(g)),
+    tangent="multilinear",
+)
+_dot = Primitive(
+    "DotBackward0",
+    _dot_forward,
+    inputs=("self", "tensor"),
+    grads=(lambda g, n: g * n.tensor, lambda g, n: g * n.self),
+    tangent="multilinear",
+)
+_bmm = Primitive(
+    "BmmBackward0",
+    _mat,
+    inputs=("self", "mat2"),
+    grads=(lambda g, n: g.bmm(n.mat2.mT), lambda g, n: n.self.mT.bmm(g)),
+    tangent="multilinear",
+)
+# Batched, broadcasting products; the engine sums gradients back over broadcast batch dims.
+_matmul = Primitive(
+    "UnsafeViewBackward0",
+    _mat,
+    inputs=("self", "other"),
+    grads=(lambda g, n: g.matmul(n.other.mT), lambda g, n: n.self.mT.matmul(g)),
+    tangent="multilinear",
+)
+# matmul with a 1-d operand drops the dim it added; these carry PyTorch's names for that step.
+_drop_row = Primitive(
+    "SqueezeBackward4", lambda a: a[0], grads=(lambda g, n: g.unsqueeze(0),), tangent="linear"
+)
+_drop_dim = Primitive(
+    "UnsafeViewBackward0",
+    lambda a, shape, **_: a.reshape(shape),
+    grads=(lambda g, n: g.reshape(n.self_sizes),),
+    tangent="linear",
+)
+
+
+def _shape_text(t: Tensor) -> str:
+    return "x".join(map(str, t._data.shape))
+
+
+def _same_dtype(kernel: str, a: Tensor, b: Tensor) -> None:
+    """PyTorch's error for a product of two dtypes, in the words of the kernel that
+    does the work ("mm", "mv" or "bmm")."""
+    if a._data.dtype == b._data.dtype:
+        return
+    if kernel == "mm":
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_dtype_name(a)} != "
+            f"{_dtype_name(b)}"
+        )
+    if kernel == "mv":
+        vec, mat = _scalar(b), _scalar(a)
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}"
+        )
+    raise RuntimeError(f"expected scalar type {_scalar(a)} but found {_scalar(b)}")
+
+
+def _dtype_name(t: Tensor) -> str:
+    return _dtype.c_type_name(t)
+
+
+@tensor_method
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Matrix product of two 2-D tensors."""
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if input._data.shape[1] != mat2._data.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(input)} and "
+            f"{_shape_text(mat2)})"
+        )
+    _same_dtype("mm", input, mat2)
+    return _mm(input, mat2, dt=input._data.dtype)
+
+
+@tensor_method
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """Matrix-vector product."""
+    a, v = input._data, vec._data
+    if a.ndim != 2 or v.ndim != 1 or a.shape[1] != v.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({input._data.shape[0] if input.ndim else 0}), mat "
+            f"({_shape_text(input)}), vec ({_shape_text(vec)})"
+        )
+    _same_dtype("mv", input, vec)
+    return _mv(input, vec, dt=a.dtype)
+
+
+@tensor_method
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Inner product of two 1-D tensors of the same length."""
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    if input._data.shape[0] != tensor._data.shape[0]:
+        n, m = input._data.shape[0], tensor._data.shape[0]
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively"
+        )
+    if input._data.dtype != tensor._data.dtype:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_scalar(input)} and {_scalar(tensor)}"
+        )
+    return _dot(input, tensor, dt=input._data.dtype)
+
+
+def _scalar(t: Tensor) -> str:
+    return _dtype.scalar_name(t)
+
+
+@tensor_method
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors with the same batch size."""
+    if input.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    a, b = input._data.shape, mat2._data.shape
+    if a[0] != b[0] or a[2] != b[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{a[0]}, {a[2]}] "
+            f"but got: [{b[0]}, {b[1]}]."
+        )
+    _same_dtype("bmm", input, mat2)
+    return _bmm(input, mat2, dt=input._data.dtype)
+
+
+@tensor_method
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """The `@` product: dot, mv, mm or a batched, broadcasting product by the inputs' dims."""
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        raise TypeError("matmul(): argument 'other' (position 2) must be Tensor")
+    da, db = input.ndim, other.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:
+        return _drop_row(mm(input.unsqueeze(0), other))
+    if da == 2 and db == 2:
+        return mm(input, other)
+    a = input.unsqueeze(0) if da == 1 else input
+    b = other.unsqueeze(-1) if db == 1 else other
+    if a._data.shape[-1] != b._data.shape[-2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{b._data.shape[0]}, {a._data.shape[-1]}] but got: [{b._data.shape[0]}, "
+            f"{b._data.shape[-2]}]."
+        )
+    try:
+        np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({a._data.shape[-3]}) must match the size of tensor b "
+            f"({b._data.shape[-3]}) at non-singleton dimension "
+            f"{max(a.ndim, b.ndim) - 3}"
+        ) from None
+    # PyTorch folds N-d @ 2-d into one mm and N-d @ 1-d into one mv.
+    _same_dtype("mm" if db == 2 else "mv" if db == 1 else "bmm", a, b)
+    out = _matmul(a, b, dt=a._data.dtype)
+    if da == 1 or db == 1:
+        shape = list(out._data.shape)
+        del shape[-2 if da == 1 else -1]
+        out = _drop_dim(out, shape=tuple(shape), self_sizes=out.shape)
+    elif da == 2:
+        out = out.clone()  # PyTorch ends matrix @ batch with a copy (CloneBackward0)
+    return out
+
+
+@tensor_method
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """Outer product of two vectors."""
+    return input.unsqueeze(1) * vec2
+
+
+ger = outer
+
+
+def _matmul_op(self: Tensor, other: object) -> object:
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul_op(self: Tensor, other: object) -> object:
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(other, self)
+
+
+setattr(Tensor, "__matmul__", _matmul_op)
+setattr(Tensor, "__rmatmul__", _rmatmul_op)

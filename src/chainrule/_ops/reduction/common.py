@@ -1,0 +1,226 @@
+"""Shared by reductions, scans and sorts: selecting along a dim, restoring reduced dims, errors.
+
+A value-selecting op (max over a dim, sort, topk, cummax, ...) computes its
+indices outside the graph and its values as `gather(input, indices)`, whose
+gradient scatters into zeros (and that scatter's gradient gathers again).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ..primitive import Primitive, wrap_dims
+
+__all__ = [
+    "bind",
+    "check_int_dim",
+    "dims_of",
+    "flip",
+    "index_tensor",
+    "invalid_arguments",
+    "is_int",
+    "overloaded_method",
+    "restore",
+    "scalar_type_name",
+    "selecting",
+]
+
+
+# --- restoring reduced dims ---------------------------------------------------------------
+
+
+def restore(t: Tensor, dims: Sequence[int], keepdim: bool, sizes: Sequence[int]) -> Tensor:
+    """A reduced tensor (a gradient or a result) broadcast back over the reduced dims."""
+    if not keepdim:
+        for d in sorted(dims):
+            t = t.unsqueeze(d)
+    return t.expand(tuple(sizes))
+
+
+def dims_of(input: Tensor, dim: Any, name: str) -> tuple[int, ...]:
+    """`dim` (None, an int, or a sequence of ints; empty meaning all) as wrapped dims.
+
+    A 0-d tensor accepts dim 0 or -1 and reduces over nothing.
+    """
+    if isinstance(dim, np.integer):
+        dim = int(dim)
+    if dim is not None and not isinstance(dim, int | Sequence):
+        raise TypeError(
+            f"{name}(): argument 'dim' (position 1) must be tuple of ints, not {type(dim).__name__}"
+        )
+    return wrap_dims(dim, input.ndim)[: input.ndim]
+
+
+def check_int_dim(name: str, dim: Any, position: int = 1) -> int:
+    """`dim` must be one int (cumsum, sort, max over a dim, ...), as PyTorch checks it."""
+    if isinstance(dim, bool) or not isinstance(dim, int | np.integer):
+        raise TypeError(
+            f"{name}(): argument 'dim' (position {position}) must be int, not {type(dim).__name__}"
+        )
+    return operator.index(dim)
+
+
+def scalar_type_name(dtype: np.dtype) -> str:
+    """PyTorch's C++ name of a dtype, as its error messages spell it (Long, Float, ...)."""
+    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}
+    names.update({"bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"})
+    return names.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def overloaded_method(name: str, impl: Callable[..., Any]) -> None:
+    """`Tensor.<name>(*args, **kwargs)` as `impl(name, self, args, kwargs, method=True)`.
+
+    For ops with several signatures, whose errors list the method's signatures.
+    """
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return impl(name, self, args, kwargs, True)
+
+    method.__name__ = method.__qualname__ = name
+    setattr(Tensor, name, method)
+
+
+def is_int(v: Any) -> bool:
+    return isinstance(v, int | np.integer) and not isinstance(v, bool)
+
+
+def bind(
+    args: tuple[Any, ...], kwargs: dict[str, Any], positional: Sequence[str], keywords: set[str]
+) -> dict[str, Any] | None:
+    """Arguments bound to names (`positional` in order, then `keywords`), or None if they
+    do not fit: too many, unknown or given twice. Overloaded ops then pick by what is bound."""
+    bound = dict(zip(positional, args, strict=False))
+    if len(args) > len(positional) or set(kwargs) - keywords or set(bound) & set(kwargs):
+        return None
+    bound.update(kwargs)
+    return bound
+
+
+def invalid_arguments(
+    name: str, args: Sequence[Any], kwargs: dict[str, Any], signatures: Sequence[str]
+) -> TypeError:
+    """PyTorch's TypeError for arguments that match none of an op's signatures."""
+
+    def kind(v: Any) -> str:
+        return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+    given = [kind(a) for a in args]
+    named = [f"{k}={kind(v)}" for k, v in kwargs.items()]
+    got = ", ".join(given + named) if given else "".join(f"{n}, " for n in named)
+    lines = [
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:"
+    ]
+    lines += [f" * ({s})" for s in signatures]
+    return TypeError("\n".join(lines) + "\n")
+
+
+# --- selecting along a dim ----------------------------------------------------------------
+
+
+def _along_key(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
+    """The fancy-indexing key that picks `index` along `dim` (every other dim as it is)."""
+    grids: list[np.ndarray] = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids)
+
+
+def _gather_forward(a: np.ndarray, index: np.ndarray, dim: int, keepdim: bool, **_: Any) -> Any:
+    if a.ndim == 0:
+        return a.copy()
+    out = np.take_along_axis(a, index, axis=dim)
+    return out if keepdim else np.squeeze(out, dim)
+
+
+def _scatter_forward(
+    g: np.ndarray,
+    index: np.ndarray,
+    dim: int,
+    keepdim: bool,
+    self_sizes: Sequence[int],
+    accumulate: bool,
+) -> np.ndarray:
+    if len(self_sizes) == 0:
+        return g.copy()
+    if not keepdim:
+        g = np.expand_dims(g, dim)
+    out = np.zeros(tuple(self_sizes), dtype=g.dtype)
+    if accumulate:  # an index picked more than once (cummax) gathers every gradient
+        np.add.at(out, _along_key(index, dim), np.broadcast_to(g, index.shape))
+    else:
+        np.put_along_axis(out, index, g, axis=dim)
+    return out
+
+
+def _scatter_rule(g: Tensor, n: Any) -> Tensor:
+    return _gather(
+        g,
+        index=n.index,
+        dim=n.dim,
+        keepdim=n.keepdim,
+        self_sizes=tuple(g._data.shape),
+        accumulate=n.accumulate,
+    )
+
+
+def _gather_rule(g: Tensor, n: Any) -> Tensor:
+    return _scatter(
+        g,
+        index=n.index,
+        dim=n.dim,
+        keepdim=n.keepdim,
+        self_sizes=n.self_sizes,
+        accumulate=n.accumulate,
+    )
+
+
+_scatter = Primitive(
+    "ScatterBackward0", _scatter_forward, inputs=("grad",), grads=(_scatter_rule,), tangent="linear"
+)
+_gather = Primitive("GatherBackward0", _gather_forward, grads=(_gather_rule,), tangent="linear")
+
+
+def selecting(name: str) -> Any:
+    """The values op of a value-selecting op called `name` (its grad_fn is `name`).
+
+    `op(input, index, dim, keepdim=True, accumulate=False)`: `index` (the input's
+    shape except along `dim`) picks the values, `keepdim=False` then drops `dim`;
+    `accumulate` says an entry may be picked more than once (its gradients add).
+    """
+    prim = Primitive(name, _gather_forward, grads=(_gather_rule,), tangent="linear")
+
+    def select(
+        input: Tensor, index: np.ndarray, dim: int, keepdim: bool = True, accumulate: bool = False
+    ) -> Tensor:
+        return prim(
+            input,
+            index=index,
+            dim=dim,
+            keepdim=keepdim,
+            self_sizes=tuple(input._data.shape),
+            accumulate=accumulate,
+        )
+
+    return select
+
+
+def index_tensor(index: np.ndarray, dim: int, keepdim: bool) -> Tensor:
+    """The indices half of a (values, indices) result, as int64."""
+    out = index.astype(np.int64, copy=False)
+    if not keepdim and out.ndim:
+        out = np.squeeze(out, dim)
+    return Tensor._make(out if out.flags.c_contiguous else out.copy())
+
+
+# --- flipping (reversed scans are flip, scan, flip) ---------------------------------------
+
+flip: Primitive = Primitive(
+    "FlipBackward0",
+    lambda a, dims: np.flip(a, dims).copy(),
+    grads=(lambda g, n: flip(g, dims=n.dims),),
+    tangent="linear",
+)

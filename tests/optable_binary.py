@@ -32,7 +32,7 @@ def xlog1py(x: Any, y: Any) -> Any:
     special = lib(x if not isinstance(x, float) else y).special
     if hasattr(special, "xlog1py"):
         return special.xlog1py(x, y)
-    from chainrule._ops.elementwise.binary_all import xlog1py as chainrule_xlog1py
+    from chainrule._ops.elementwise.binary_math import xlog1py as chainrule_xlog1py
 
     return chainrule_xlog1py(x, y)
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import chainrule
-from chainrule._ops.elementwise.binary_all import xlog1py as chainrule_xlog1py
+from chainrule._ops.elementwise.binary_math import xlog1py as chainrule_xlog1py
 
 NAN, INF = float("nan"), float("inf")
 

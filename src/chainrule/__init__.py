@@ -65,53 +65,7 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
-from ._ops.elementwise.arithmetic import (
-    abs,
-    absolute,
-    add,
-    bitwise_and,
-    bitwise_not,
-    bitwise_or,
-    bitwise_xor,
-    cos,
-    div,
-    divide,
-    eq,
-    exp,
-    ge,
-    greater,
-    greater_equal,
-    gt,
-    le,
-    less,
-    less_equal,
-    log,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    lt,
-    mul,
-    multiply,
-    ne,
-    neg,
-    negative,
-    not_equal,
-    pow,
-    reciprocal,
-    relu,
-    rsub,
-    sigmoid,
-    sign,
-    sin,
-    sqrt,
-    square,
-    sub,
-    subtract,
-    tanh,
-    true_divide,
-    where,
-)
+from ._ops.elementwise import *  # noqa: F403
 from ._ops.indexing.getitem import select, unbind
 from ._ops.inplace import apply_inplace as _apply_inplace
 from ._ops.linalg.matmul import bmm, dot, ger, matmul, mm, mv, outer
@@ -136,7 +90,6 @@ from ._ops.shape.views import (
 )
 
 # The op library, one module per family (each lists its public names in __all__).
-from ._ops.elementwise.binary_all import *  # noqa: F403
 from ._ops.linalg.decompositions import *  # noqa: F403
 from ._ops.linalg.products import *  # noqa: F403
 from ._ops.shape.rearrange import *  # noqa: F403
@@ -144,7 +97,6 @@ from ._ops.reduction.prod_logic import *  # noqa: F403
 from ._ops.indexing.scatter import *  # noqa: F403
 from ._ops.reduction.sorting import *  # noqa: F403
 from ._ops.special.functions import *  # noqa: F403
-from ._ops.elementwise.unary_inplace import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions
 from .nn.functional._activation_softmax import (
     tensor_log_softmax as log_softmax,

@@ -10,10 +10,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._ops.elementwise import arithmetic as _elementwise
-from ._ops.elementwise import exp_log_trig as _math
+from ._ops import elementwise as _elementwise
+from ._ops.elementwise import arithmetic as _arithmetic
 from ._ops.elementwise import rounding as _rounding
-from ._ops.elementwise.binary_all import xlog1py, xlogy
+from ._ops.elementwise.binary_math import xlog1py, xlogy
 from ._ops.elementwise.unary_common import check_tensor
 from ._ops.reduction.prod_logic import logsumexp
 from ._ops.special import bessel as _bessel
@@ -72,15 +72,15 @@ erfc = _renamed(_special.erfc, "erfc")
 erfcx = _renamed(_special.special_erfcx, "erfcx")
 erfinv = _renamed(_special.erfinv, "erfinv")
 expit = _renamed(_elementwise.sigmoid, "expit")
-logit = _renamed(_math.logit, "logit")
+logit = _renamed(_elementwise.logit, "logit")
 gammaln = _renamed(_special.lgamma, "gammaln")
 digamma = _renamed(_special.digamma, "digamma")
 psi = _renamed(_special.digamma, "psi")
 multigammaln = _renamed(_special.mvlgamma, "multigammaln")
-expm1 = _renamed(_math.expm1, "expm1")
-exp2 = _renamed(_math.exp2, "exp2")
-log1p = _renamed(_math.log1p, "log1p")
-sinc = _renamed(_math.sinc, "sinc")
+expm1 = _renamed(_elementwise.expm1, "expm1")
+exp2 = _renamed(_elementwise.exp2, "exp2")
+log1p = _renamed(_elementwise.log1p, "log1p")
+sinc = _renamed(_elementwise.sinc, "sinc")
 i0 = _renamed(_bessel.i0, "i0")
 i0e = _renamed(_bessel.special_i0e, "i0e")
 i1 = _renamed(_bessel.special_i1, "i1")
@@ -119,5 +119,5 @@ def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 def ndtr(input: Tensor) -> Tensor:
     """The standard normal cdf."""
     check_tensor("special_ndtr", input)
-    times, plus = _elementwise.mul_scalar, _elementwise.add_scalar
+    times, plus = _arithmetic.mul_scalar, _arithmetic.add_scalar
     return times(plus(_special.erf(times(input, math.sqrt(0.5))), 1.0), 0.5)

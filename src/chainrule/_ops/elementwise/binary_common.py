@@ -18,7 +18,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import OpNode, Primitive, Rule, as_operands, scalar_tensor
-from .arithmetic import broadcast_error
+from .forwards import broadcast_error
 
 __all__ = [
     "NUMBER",

@@ -16,7 +16,7 @@ from ... import _dtype
 from ..._creation import zeros_like
 from ..._tensor import Tensor
 from ..primitive import Primitive
-from .arithmetic import pow, where
+from .arithmetic import pow
 from .binary_common import (
     Binary,
     Undifferentiable,
@@ -29,6 +29,7 @@ from .binary_common import (
     operands,
     pair_op,
 )
+from .conditional import where
 
 __all__ = [
     "arctan2",

@@ -11,11 +11,60 @@ from typing import Any
 
 import numpy as np
 
+from ... import _dtype
 from ..._tensor import Tensor
-from .arithmetic import bitwise_and, bitwise_or, bitwise_xor
+from ..primitive import as_operands, tensor_method
 from .binary_common import dunder, inplace_pair_op, not_implemented_for, operands, pair_op
+from .compare import _compare
 
-__all__ = ["bitwise_left_shift", "bitwise_right_shift"]
+__all__ = [
+    "bitwise_and",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+]
+
+
+logical_and = _compare(np.logical_and, "logical_and")
+logical_or = _compare(np.logical_or, "logical_or")
+logical_xor = _compare(np.logical_xor, "logical_xor")
+
+
+def _bitwise(np_fn: Any, name: str) -> Any:
+    def bitwise(input: Tensor, other: Any) -> Tensor:
+        dt, (a, b) = as_operands(input, other)
+        if dt._category == 2:
+            raise NotImplementedError(
+                f"\"{name}_cpu\" not implemented for '{_dtype.scalar_name(dt)}'"
+            )
+        return Tensor._make(np.asarray(np_fn(a._data.astype(dt.np), b._data.astype(dt.np))))
+
+    bitwise.__name__ = name
+    return bitwise
+
+
+bitwise_and = tensor_method(_bitwise(np.bitwise_and, "bitwise_and"))
+bitwise_or = tensor_method(_bitwise(np.bitwise_or, "bitwise_or"))
+bitwise_xor = tensor_method(_bitwise(np.bitwise_xor, "bitwise_xor"))
+
+
+@tensor_method
+def logical_not(input: Tensor) -> Tensor:
+    return Tensor._make(np.logical_not(input._data))
+
+
+@tensor_method
+def bitwise_not(input: Tensor) -> Tensor:
+    if input._data.dtype.kind == "f":
+        raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    return Tensor._make(np.invert(input._data))
+
 
 _SIGNATURES = (
     "Tensor input, Tensor other, *, Tensor out = None",

@@ -12,8 +12,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import Primitive
-from .arithmetic import broadcast_error, ge, gt, le, lt, ne, where
+from ..primitive import Primitive, as_operands, tensor_method
 from .binary_common import (
     Binary,
     check_pair,
@@ -23,8 +22,50 @@ from .binary_common import (
     pair_op,
     require_tensors,
 )
+from .conditional import where
+from .forwards import broadcast_error
 
-__all__ = ["allclose", "equal", "fmax", "fmin", "isclose", "maximum", "minimum"]
+__all__ = [
+    "allclose",
+    "eq",
+    "equal",
+    "fmax",
+    "fmin",
+    "ge",
+    "greater",
+    "greater_equal",
+    "gt",
+    "isclose",
+    "le",
+    "less",
+    "less_equal",
+    "lt",
+    "maximum",
+    "minimum",
+    "ne",
+    "not_equal",
+]
+
+
+def _compare(np_fn: Any, name: str) -> Any:
+    """A comparison or logical op: a bool tensor, outside the graph."""
+
+    def compare(input: Tensor, other: Any) -> Tensor:
+        with np.errstate(over="ignore"):  # 1e300 against a float32 tensor is inf, quietly
+            _, (a, b) = as_operands(input, other)
+        return Tensor._make(np.asarray(np_fn(a._data, b._data)))
+
+    compare.__name__ = name
+    return tensor_method(compare)
+
+
+eq = _compare(np.equal, "eq")
+ne = _compare(np.not_equal, "ne")
+lt = _compare(np.less, "lt")
+le = _compare(np.less_equal, "le")
+gt = _compare(np.greater, "gt")
+ge = _compare(np.greater_equal, "ge")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def _same_dtype(np_fn: Any) -> Any:

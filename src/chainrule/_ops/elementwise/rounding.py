@@ -7,6 +7,7 @@ graph.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,8 @@ from ..primitive import Primitive, tensor_method
 from .unary_common import check_tensor, compute_dtype, inplace_form, quiet, scalar_type_name
 
 __all__ = [
+    "abs",
+    "absolute",
     "ceil",
     "ceil_",
     "fix",
@@ -34,9 +37,11 @@ __all__ = [
     "isreal",
     "nan_to_num",
     "nan_to_num_",
+    "positive",
     "round",
     "round_",
     "sgn",
+    "sign",
     "signbit",
     "trunc",
     "trunc_",
@@ -82,7 +87,7 @@ fix = _rounding(np.trunc, "TruncBackward0", "fix", "trunc_vml_cpu")
 def _round_decimals(a: np.ndarray, decimals: int) -> np.ndarray:
     # Scaled by a power of ten in the input's dtype, then rounded half to even (as PyTorch).
     x = a.astype(compute_dtype(a.dtype), copy=False)
-    ten = (np.float64(10.0) ** abs(decimals)).astype(x.dtype)  # inf past the dtype's range
+    ten = (np.float64(10.0) ** builtins.abs(decimals)).astype(x.dtype)  # inf past the dtype's range
     out = np.rint(x * ten) / ten if decimals >= 0 else np.rint(x / ten) * ten
     return out.astype(a.dtype, copy=False)
 
@@ -215,3 +220,37 @@ round_ = inplace_form(round, "round_")
 frac_ = inplace_form(frac, "frac_")
 nan_to_num_ = inplace_form(nan_to_num, "nan_to_num_")
 inplace_form(sgn, "sgn_")
+
+
+_abs = Primitive(
+    "AbsBackward0", np.abs, grads=(lambda g, n: g * n.self.sign(),), tangent="elementwise"
+)
+_sign = Primitive(  # PyTorch: sign(nan) = 0, sign(-0.0) = 0, and bools keep their value
+    "SignBackward0",
+    lambda a: a.copy() if a.dtype == np.bool_ else np.sign(np.where(a == a, a, 0)),
+    grads=(lambda g, n: g * 0,),
+    tangent="elementwise",
+)
+
+
+@tensor_method
+def abs(input: Tensor) -> Tensor:
+    return _abs(input)
+
+
+absolute = abs
+setattr(Tensor, "absolute", abs)
+
+
+@tensor_method
+def sign(input: Tensor) -> Tensor:
+    return _sign(input)
+
+
+@tensor_method
+def positive(input: Tensor) -> Tensor:
+    """The input itself (unary plus); refused for bool tensors, as in PyTorch."""
+    check_tensor("positive", input)
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input

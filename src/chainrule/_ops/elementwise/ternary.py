@@ -14,7 +14,6 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Primitive
-from .arithmetic import broadcast_error
 from .binary_common import (
     NUMBER,
     c_name,
@@ -24,8 +23,13 @@ from .binary_common import (
     operands,
     require_tensors,
 )
+from .forwards import broadcast_error
 
-__all__ = ["addcdiv", "addcmul", "lerp"]
+__all__ = [
+    "addcdiv",
+    "addcmul",
+    "lerp",
+]
 
 _SPLIT = 134217729.0  # 2**27 + 1: splits a float64 into two halves of 26 bits
 
@@ -269,3 +273,6 @@ def _pointwise_methods(op: str) -> None:
 
 _pointwise_methods("addcmul")
 _pointwise_methods("addcdiv")
+
+
+# --- where and comparisons ----------------------------------------------------------

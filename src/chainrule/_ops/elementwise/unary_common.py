@@ -10,6 +10,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
+from ..primitive import Primitive, tensor_method
 
 __all__ = [
     "check_tensor",
@@ -19,6 +20,8 @@ __all__ = [
     "inplace_form",
     "quiet",
     "scalar_type_name",
+    "unary_function",
+    "unary_op",
 ]
 
 
@@ -62,6 +65,23 @@ def quiet(np_fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
             return np_fn(*arrays, **params)
 
     return forward
+
+
+def unary_function(prim: Primitive, name: str, doc: str) -> Callable[[Tensor], Tensor]:
+    """The function `name` running `prim` on one tensor."""
+
+    def op(input: Tensor) -> Tensor:
+        check_tensor(name, input)
+        return prim(input)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return op
+
+
+def unary_op(prim: Primitive, name: str, doc: str) -> Callable[[Tensor], Tensor]:
+    """The function and Tensor method `name` running `prim` on one tensor."""
+    return tensor_method(unary_function(prim, name, doc))
 
 
 def check_tensor(name: str, value: Any, arg: str = "input", position: int = 1) -> None:

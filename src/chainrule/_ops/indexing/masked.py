@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..elementwise import arithmetic as elementwise
-from ..elementwise.arithmetic import broadcast_error
+from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive, tensor_method
 from .common import c_name, fill_value, inplace_method, pad_to, scalar_name, zeros_of
 from .getitem import index_key

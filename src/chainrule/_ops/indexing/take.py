@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import broadcast_error
+from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive, tensor_method, wrap_dim
 from ..shape.views import expand
 from .common import require_index, scalar_name

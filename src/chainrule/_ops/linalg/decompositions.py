@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import where
+from ..elementwise.conditional import where
 from ..primitive import Primitive, tensor_method
 from ..shape.views import cat
 from .common import (

@@ -10,7 +10,8 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import broadcast_error, where
+from ..elementwise.conditional import where
+from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive, tensor_method, wrap_dim
 from .common import scalar_name
 

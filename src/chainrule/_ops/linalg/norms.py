@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import where
+from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dim, wrap_dims
 from .common import scalar_name
 from .spectral import svdvals

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import broadcast_error
+from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive
 from .common import (
     check_float,

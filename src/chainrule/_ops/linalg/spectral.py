@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import where
+from ..elementwise.conditional import where
 from ..primitive import Primitive, tensor_method, tracks
 from .common import check_float, check_matrix, const, diag_embed, return_type, scalar_name
 

@@ -13,7 +13,8 @@ import numpy as np
 
 from ... import return_types
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import _binary, where
+from ..elementwise.conditional import where
+from ..elementwise.forwards import binary_forward
 from ..primitive import Primitive, as_operands, tensor_method, wrap_dim
 from .common import (
     bind,
@@ -123,7 +124,7 @@ def _maximum_rule(g: Tensor, mine: Tensor, theirs: Tensor, loses: Tensor) -> Ten
 
 _maximum = Primitive(
     "MaximumBackward0",
-    _binary(np.maximum),
+    binary_forward(np.maximum),
     inputs=("self", "other"),
     grads=(
         lambda g, n: _maximum_rule(g, n.self, n.other, n.self < n.other),
@@ -133,7 +134,7 @@ _maximum = Primitive(
 )
 _minimum = Primitive(
     "MinimumBackward0",
-    _binary(np.minimum),
+    binary_forward(np.minimum),
     inputs=("self", "other"),
     grads=(
         lambda g, n: _maximum_rule(g, n.self, n.other, n.self > n.other),

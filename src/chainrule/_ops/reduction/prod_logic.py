@@ -14,7 +14,7 @@ import numpy as np
 from ... import _dtype
 from ..._creation import ones_like
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import where
+from ..elementwise.conditional import where
 from ..primitive import Primitive, tensor_method, wrap_dim
 from ..shape.views import cat
 from .common import (

@@ -12,7 +12,8 @@ import numpy as np
 from ... import _dtype, return_types
 from ..._creation import ones_like, zeros_like
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import logical_xor, where
+from ..elementwise.bitwise import logical_xor
+from ..elementwise.conditional import where
 from ..primitive import Primitive, tensor_method, wrap_dim
 from ..shape.views import cat
 from .common import check_int_dim, flip, index_tensor, scalar_type_name, selecting

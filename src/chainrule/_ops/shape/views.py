@@ -11,7 +11,7 @@ import numpy as np
 from ... import _dtype
 from ..._size import Size
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import tangents_or_zeros
+from ..elementwise.forwards import tangents_or_zeros
 from ..primitive import Primitive, tensor_method, wrap_dim
 
 __all__ = [

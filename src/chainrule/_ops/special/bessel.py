@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import where
+from ..elementwise.conditional import where
 from ..elementwise.unary_common import check_tensor, float64_forward, inplace_form
 from ..primitive import Primitive, tensor_method
 

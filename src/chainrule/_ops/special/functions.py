@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..._tensor import Tensor
-from ..elementwise.arithmetic import exp
+from ..elementwise.exp_log import exp
 from ..elementwise.unary_common import check_tensor, float64_forward, inplace_form
 from ..primitive import Primitive, tensor_method
 from . import kernels as sm

@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..._ops.elementwise.arithmetic import relu as _relu_op
-from ..._ops.elementwise.arithmetic import sigmoid, tanh, where
+from ..._ops.elementwise.clamping import relu as _relu_op
+from ..._ops.elementwise.conditional import where
+from ..._ops.elementwise.exp_log import sigmoid
+from ..._ops.elementwise.trig import tanh
 from ..._ops.primitive import Primitive, wrap_dim
 from ..._ops.shape.views import cat
 from ..._tensor import Tensor

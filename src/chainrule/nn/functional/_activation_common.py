@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ..._ops.elementwise.arithmetic import where
+from ..._ops.elementwise.conditional import where
 from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor

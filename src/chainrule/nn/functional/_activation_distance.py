@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._ops.elementwise.arithmetic import broadcast_error, where
+from ..._ops.elementwise.conditional import where
+from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import Primitive, wrap_dim
 from ..._tensor import Tensor
 from ._activation_common import clamp_min

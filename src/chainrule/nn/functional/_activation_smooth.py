@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._ops.elementwise.arithmetic import where
+from ..._ops.elementwise.conditional import where
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from ._activation_common import NEGATIVE_SLOPE_INPLACE, float_only, in_place, stable_sigmoid

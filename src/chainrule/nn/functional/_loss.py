@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ..._ops.elementwise.arithmetic import broadcast_error, where
+from ..._ops.elementwise.conditional import where
+from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from ._activation_common import (

@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._ops.elementwise.arithmetic import broadcast_error, where
+from ..._ops.elementwise.conditional import where
+from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from ._activation_common import check_reduction, clamp_min, legacy_reduction, reduce_loss

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ..._ops.elementwise.arithmetic import div_scalar, mul_scalar, where
+from ..._ops.elementwise.arithmetic import div_scalar, mul_scalar
+from ..._ops.elementwise.conditional import where
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from ._activation_common import (

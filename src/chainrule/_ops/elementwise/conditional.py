@@ -1,0 +1,51 @@
+"""where: each element from one tensor or another, as a condition says."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..._tensor import Tensor
+from ..primitive import Primitive, as_operands
+from .forwards import broadcast_error, tangents_or_zeros
+
+__all__ = ["where"]
+
+
+def _where_forward(c: np.ndarray, a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
+    try:
+        shape = np.broadcast_shapes(c.shape, a.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(c.shape, a.shape)) from None
+    try:
+        np.broadcast_shapes(shape, b.shape)
+    except ValueError:
+        raise RuntimeError(broadcast_error(shape, b.shape)) from None
+    return np.asarray(np.where(c, a, b), dtype=dt)
+
+
+_where: Primitive = Primitive(
+    "WhereBackward0",
+    _where_forward,
+    inputs=("condition", "self", "other"),
+    grads=(None, lambda g, n: where(n.condition, g, 0), lambda g, n: where(n.condition, 0, g)),
+    tangent=lambda ts, p: _where(
+        p.condition, *tangents_or_zeros(ts[1:], (p.self, p.other)), dt=p.dt
+    ),
+)
+
+
+def where(condition: Tensor, input: Any, other: Any) -> Tensor:
+    """Elements of `input` where `condition` holds, else of `other`."""
+    if condition._data.dtype != np.bool_:
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{str(condition.dtype).split('.')[-1].capitalize()}"
+        )
+    dt, (a, b) = as_operands(input, other)
+    return _where(condition, a, b, dt=dt.np)
+
+
+# As a method the tensor is the input, not the condition: `x.where(condition, y)`.
+setattr(Tensor, "where", lambda self, condition, other: where(condition, self, other))

@@ -1,0 +1,109 @@
+"""NumPy forwards and messages shared by the elementwise ops."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ..quiet import mute, unmute
+
+__all__ = [
+    "binary_forward",
+    "broadcast_error",
+    "float_unary_forward",
+    "number_forward",
+    "scaled_binary_forward",
+    "tangents_or_zeros",
+]
+
+
+def binary_forward(np_fn: Any) -> Any:
+    """A forward that computes in the promoted dtype `dt` (Note: no cast node in the graph)."""
+
+    def forward(a: np.ndarray, b: np.ndarray, dt: np.dtype, **_: Any) -> np.ndarray:
+        token = mute()
+        try:
+            if a.dtype == dt and b.dtype == dt:
+                return np_fn(a, b)
+            # Unsafe: a 0-d int8 with a uint8 tensor computes in uint8, wrapping, as PyTorch.
+            return np_fn(a, b, dtype=dt, casting="unsafe")
+        except ValueError:
+            raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
+        finally:
+            unmute(token)
+
+    return forward
+
+
+def broadcast_error(a: tuple[int, ...], b: tuple[int, ...]) -> str:
+    """PyTorch's message for shapes that do not broadcast (the last clashing dim is named)."""
+    ndim = max(len(a), len(b))
+    for i in range(ndim - 1, -1, -1):
+        offset = ndim - 1 - i
+        sa = a[len(a) - 1 - offset] if offset < len(a) else 1
+        sb = b[len(b) - 1 - offset] if offset < len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            return (
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                f"non-singleton dimension {i}"
+            )
+    return f"shapes {list(a)} and {list(b)} cannot be broadcast together"
+
+
+def float_unary_forward(np_fn: Any) -> Any:
+    def forward(a: np.ndarray) -> np.ndarray:
+        if a.dtype.kind != "f":
+            a = a.astype(_dtype.get_default_dtype().np)
+        token = mute()  # log(0), sqrt(-1): silent, as in PyTorch (quiet(), spelled out)
+        try:
+            return np_fn(a)
+        finally:
+            unmute(token)
+
+    return forward
+
+
+def scaled_binary_forward(np_fn: Any) -> Any:
+    """`a op alpha * b`, the forward of add and sub (alpha 1 costs nothing)."""
+    plain = binary_forward(np_fn)
+
+    def forward(a: np.ndarray, b: np.ndarray, dt: np.dtype, alpha: Any = 1) -> np.ndarray:
+        if alpha != 1:
+            b = np.multiply(b, alpha, dtype=dt, casting="unsafe")
+        return plain(a, b, dt)
+
+    return forward
+
+
+def tangents_or_zeros(tangents: Sequence[Tensor | None], inputs: Sequence[Tensor]) -> list[Tensor]:
+    """Forward mode's arguments for an op linear in its values: their tangents, or zeros.
+
+    Note: add, sub, where, cat and stack are linear, but not tagged "linear": an
+    integer tensor among their values is promoted and moves nothing, where
+    "linear" would pass the integers themselves, as it passes an index. Their
+    tangent is the op applied to these arguments instead.
+    """
+    return [
+        Tensor._make(np.zeros(t._data.shape, t._data.dtype)) if tan is None else tan
+        for t, tan in zip(inputs, tangents, strict=True)
+    ]
+
+
+def number_forward(np_fn: Any) -> Any:
+    """The forward of `tensor op number` in the tensor's float dtype (an integer tensor
+    computes in the default float), quietly."""
+
+    def forward(a: np.ndarray, other: Any) -> np.ndarray:
+        if a.dtype.kind != "f":
+            a = a.astype(_dtype.get_default_dtype().np)
+        token = mute()
+        try:
+            return np_fn(a, other, dtype=a.dtype)
+        finally:
+            unmute(token)
+
+    return forward

@@ -65,38 +65,24 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
+
+# The op library, one package per family (each module lists its public names in __all__).
 from ._ops.elementwise import *  # noqa: F403
-from ._ops.indexing.getitem import select, unbind
+from ._ops.indexing import *  # noqa: F403
 from ._ops.inplace import apply_inplace as _apply_inplace
-from ._ops.linalg.matmul import bmm, dot, ger, matmul, mm, mv, outer
-from ._ops.reduction.sum_mean import mean, sum
+from ._ops.linalg import *  # noqa: F403
+from ._ops.linalg.matrix_multiply import ger
+from ._ops.reduction import *  # noqa: F403
+from ._ops.shape import *  # noqa: F403
 from ._ops.shape.views import (
     broadcast_to,
-    cat,
     concat,
     concatenate,
     narrow,
-    stack,
-    clone,
-    flatten,
-    permute,
-    reshape,
-    squeeze,
     swapaxes,
     swapdims,
-    t,
-    transpose,
-    unsqueeze,
 )
-
-# The op library, one module per family (each lists its public names in __all__).
-from ._ops.linalg.decompositions import *  # noqa: F403
-from ._ops.linalg.products import *  # noqa: F403
-from ._ops.shape.rearrange import *  # noqa: F403
-from ._ops.reduction.prod_logic import *  # noqa: F403
-from ._ops.indexing.scatter import *  # noqa: F403
-from ._ops.reduction.sorting import *  # noqa: F403
-from ._ops.special.functions import *  # noqa: F403
+from ._ops.special import *  # noqa: F403
 from ._printing import get_printoptions, set_printoptions
 from .nn.functional._activation_softmax import (
     tensor_log_softmax as log_softmax,

@@ -7,9 +7,9 @@ from ._ops.linalg.decompositions import cholesky_ex, det, inv, inv_ex
 from ._ops.linalg.decompositions import linalg_cholesky as cholesky
 from ._ops.linalg.decompositions import linalg_qr as qr
 from ._ops.linalg.decompositions import linalg_slogdet as slogdet
+from ._ops.linalg.exponential import matrix_exp
 from ._ops.linalg.geometry import linalg_cross as cross
-from ._ops.linalg.matmul import matmul
-from ._ops.linalg.matrix_exp import matrix_exp
+from ._ops.linalg.matrix_multiply import matmul
 from ._ops.linalg.norms import matrix_norm, norm, vector_norm
 from ._ops.linalg.products import matrix_power, multi_dot
 from ._ops.linalg.solve import solve, solve_ex, solve_triangular

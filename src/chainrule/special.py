@@ -15,7 +15,7 @@ from ._ops.elementwise import arithmetic as _arithmetic
 from ._ops.elementwise import rounding as _rounding
 from ._ops.elementwise.binary_math import xlog1py, xlogy
 from ._ops.elementwise.unary_common import check_tensor
-from ._ops.reduction.prod_logic import logsumexp
+from ._ops.reduction.sum_mean import logsumexp
 from ._ops.special import bessel as _bessel
 from ._ops.special import functions as _special
 from ._tensor import Tensor

@@ -18,19 +18,28 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad as _forward_ad
 from ..autograd import grad_mode
-from .elementwise.arithmetic import add, div, mul, sub
-from .indexing.getitem import index_key, regenerate_view_node
-from .primitive import Primitive, as_operands, tensor_method
+from .primitive import Primitive
+from .view_tracking import regenerate_view_node
 
-__all__ = ["apply_inplace", "setitem"]
+__all__ = [
+    "apply_inplace",
+    "bump_version",
+    "check_castable",
+    "check_multi_view",
+    "check_writable",
+    "copy_slices",
+    "into_base",
+    "puts_in_place",
+    "update_tangent",
+]
 
-_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
-_LEAF_VIEW_INPLACE = (
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+LEAF_VIEW_INPLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."
 )
 
 
-def _check_multi_view(t: Tensor, records: bool) -> None:
+def check_multi_view(t: Tensor, records: bool) -> None:
     """Views from unbind/split share one node, which can't be rebased for just one of them.
 
     `records`: whether the in-place op would record a gradient into a view that has none.
@@ -54,21 +63,21 @@ def _check_multi_view(t: Tensor, records: bool) -> None:
     )
 
 
-def _check_writable(t: Tensor) -> None:
+def check_writable(t: Tensor) -> None:
     inference = t._inference or (t._base is not None and t._base._inference)
     if inference and not grad_mode._state.inference:
         raise RuntimeError(grad_mode._INFERENCE_WRITE)
     if not grad_mode.is_grad_enabled():
         return
-    _check_multi_view(t, records=False)
+    check_multi_view(t, records=False)
     if t._requires_grad and t._grad_fn is None:
-        raise RuntimeError(_LEAF_INPLACE)
+        raise RuntimeError(LEAF_INPLACE)
     base = t._base
     if base is not None and base._requires_grad and base._grad_fn is None:
-        raise RuntimeError(_LEAF_VIEW_INPLACE)
+        raise RuntimeError(LEAF_VIEW_INPLACE)
 
 
-def _check_castable(t: Tensor, new: np.ndarray) -> None:
+def check_castable(t: Tensor, new: np.ndarray) -> None:
     src, dst = new.dtype, t._data.dtype
     if (src.kind == "f" and dst.kind in "iub") or (src.kind in "iu" and dst.kind == "b"):
         names = {"f": "Float", "i": "Long", "u": "Byte", "b": "Bool"}
@@ -82,22 +91,15 @@ def _scalar_name(d: np.dtype) -> str:
     return _dtype.scalar_name(d)
 
 
-_copy_slices = Primitive(
+copy_slices = Primitive(
     "CopySlices",
     lambda base, src, **_: base,
     inputs=("self", "src"),
     grads=(lambda g, n: g * n.keep, lambda g, n: n.region(g)),
 )
-# `t[arrays] = v` with no view taken first writes into `t` itself (PyTorch's index_put_).
-_index_put = Primitive(
-    "IndexPutBackward0",
-    lambda base, src, **_: base,
-    inputs=("self", "values"),
-    grads=_copy_slices.grads,
-)
 
 
-def _puts_in_place(key: tuple[Any, ...]) -> bool:
+def puts_in_place(key: tuple[Any, ...]) -> bool:
     """Advanced indices, and otherwise only whole dims (`:` or `...`): no view is taken."""
     return any(isinstance(k, np.ndarray) for k in key) and all(
         isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key
@@ -114,15 +116,15 @@ def _rebase(t: Tensor, new: Tensor) -> None:
     assert view_fn is not None
     keep = np.ones(base._data.shape, dtype=base._data.dtype)
     view_fn(Tensor._make(keep))._data[...] = 0
-    _into_base(base, new, lambda b: view_fn(b), keep)  # `t`'s own node: see bump_version
+    into_base(base, new, lambda b: view_fn(b), keep)  # `t`'s own node: see bump_version
 
 
-def _into_base(
+def into_base(
     base: Tensor,
     src: Tensor,
     region: Callable[[Tensor], Tensor],
     keep: Any,
-    prim: Primitive = _copy_slices,
+    prim: Primitive = copy_slices,
 ) -> None:
     """Record that `region` of `base` now holds `src` (a `CopySlices` node on the base)."""
     alias = Tensor._make(base._data, base._requires_grad, base._grad_fn, base._output_nr)
@@ -134,12 +136,12 @@ def _into_base(
 
 def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
     """Run `compute` on `t`'s current value and write the result into `t` (see the Note)."""
-    _check_writable(t)
+    check_writable(t)
     if not grad_mode.is_grad_enabled():
         new = compute(t)
-        _check_castable(t, new._data)
+        check_castable(t, new._data)
         t._data[...] = new._data
-        _update_tangent(t, new, ...)
+        update_tangent(t, new, ...)
         bump_version(t)
         return t
     old = Tensor._make(t._data.copy(), t._requires_grad, t._grad_fn, t._output_nr)
@@ -147,11 +149,11 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
         # A copy: `t`'s tangent is about to be overwritten, and nodes may save `old`.
         _forward_ad.set_tangent(old, _forward_ad._without_push(tangent.clone))
     new = compute(old)
-    _check_castable(t, new._data)
+    check_castable(t, new._data)
     if new._requires_grad:
-        _check_multi_view(t, records=True)
+        check_multi_view(t, records=True)
     t._data[...] = new._data
-    _update_tangent(t, new, ...)
+    update_tangent(t, new, ...)
     if new._requires_grad or t._requires_grad:
         _rebase(t, new)
     bump_version(t)
@@ -185,7 +187,7 @@ def bump_version(t: Tensor) -> None:
             regenerate_view_node(view)
 
 
-def _update_tangent(t: Tensor, src: Tensor, key: Any) -> None:
+def update_tangent(t: Tensor, src: Tensor, key: Any) -> None:
     """Forward mode: write `src`'s tangent (zeros if it has none) into `t`'s, at `key`.
 
     `t`'s tangent is updated in place, so a view's tangent stays a view of its base's.
@@ -222,179 +224,3 @@ def _tangent_to_write(t: Tensor) -> Tensor:
         tangent = _forward_ad._without_push(lambda: view_fn(base_tangent))
     _forward_ad.set_tangent(t, tangent)
     return tangent
-
-
-def _writes_view(key: tuple[Any, ...]) -> bool:
-    """Whether `t[key] = v` is, in PyTorch, a copy into a view of `t` (basic indexing)."""
-    if any(isinstance(k, np.ndarray) and (k.ndim or k.dtype.kind == "b") for k in key):
-        return False  # advanced indexing writes into `t` itself
-    return any(k is not Ellipsis and k != slice(None) for k in key)
-
-
-def _check_put(t: Tensor, key: tuple[Any, ...], src: Tensor) -> None:
-    """Advanced indexing writes with PyTorch's index_put_, which won't cast a tensor value.
-
-    The exception: a 0-d value through one boolean mask is PyTorch's masked_fill_.
-    """
-    if src._data.dtype == t._data.dtype or not any(isinstance(k, np.ndarray) for k in key):
-        return
-    if src.ndim == 0 and len(key) == 1 and key[0].dtype == np.bool_:
-        return
-    target, shape = t._data[key].shape, src._data.shape
-    while len(shape) > len(target) and shape[0] == 1:  # as NumPy, leading 1s are dropped
-        shape = shape[1:]
-    if len(shape) > len(target) or np.broadcast_shapes(shape, target) != target:
-        raise RuntimeError(_shape_mismatch(t, key, src))  # reported before the dtype
-    raise RuntimeError(
-        "Index put requires the source and destination dtypes match, got "
-        f"{_scalar_name(t._data.dtype)} for the destination and {_scalar_name(src._data.dtype)} "
-        "for the source."
-    )
-
-
-def _shape_mismatch(t: Tensor, key: tuple[Any, ...], src: Tensor) -> str:
-    """PyTorch's message for a value that doesn't broadcast to the indexed region."""
-    target = t._data[key].shape
-    if any(isinstance(k, np.ndarray) for k in key):
-        return (
-            f"shape mismatch: value tensor of shape {list(src.shape)} cannot be broadcast to "
-            f"indexing result of shape {list(target)}"
-        )
-    try:  # basic indexing copies into a view, expanding the value: expand's message
-        src.expand(target)
-    except RuntimeError as e:
-        return str(e)
-    return f"could not broadcast {list(src.shape)} to {list(target)}"
-
-
-def setitem(t: Tensor, index: Any, value: Any) -> None:
-    """`t[index] = value`: a `CopySlices` node when grad is recorded."""
-    key = index_key(index)
-    leaf = grad_mode.is_grad_enabled() and t._requires_grad and t._grad_fn is None
-    if leaf and _writes_view(key):  # PyTorch writes through a view of the leaf, and says so
-        raise RuntimeError(_LEAF_VIEW_INPLACE)
-    _check_writable(t)
-    if isinstance(value, list | tuple):
-        raise TypeError(f"can't assign a {type(value).__name__} to a {t.type()}")
-    if isinstance(value, Tensor):
-        src = value
-    else:
-        src = Tensor._make(np.asarray(value, dtype=t._data.dtype))
-    if grad_mode.is_grad_enabled() and src._requires_grad:
-        _check_multi_view(t, records=True)
-    _check_put(t, key, src)
-    try:
-        t._data[key] = src._data
-    except IndexError as e:
-        raise IndexError(str(e).replace("axis", "dimension")) from None
-    except ValueError:
-        raise RuntimeError(_shape_mismatch(t, key, src)) from None
-    if grad_mode.is_grad_enabled() and (src._requires_grad or t._requires_grad):
-        if t._base is None:
-            keep = np.ones(t._data.shape, dtype=t._data.dtype)
-            keep[key] = 0
-            prim = _index_put if _puts_in_place(key) else _copy_slices
-            _into_base(t, src, lambda b: b[index], keep, prim)
-        else:
-            base, view_fn = t._base, t._view_fn
-            assert view_fn is not None
-            keep = np.ones(base._data.shape, dtype=base._data.dtype)
-            view_fn(Tensor._make(keep))._data[key] = 0
-            _into_base(base, src, lambda b: view_fn(b)[index], keep)
-    _update_tangent(t, src, key)
-    bump_version(t)
-
-
-setattr(Tensor, "__setitem__", setitem)
-
-
-# --- the op_ forms ----------------------------------------------------------------------
-
-_zero = Primitive(
-    "ZeroBackward0",
-    lambda a: np.zeros_like(a),
-    grads=(lambda g, n: g * 0,),
-    tangent="elementwise",
-)
-_fill = Primitive(
-    "FillBackward2",
-    lambda a, value: np.full_like(a, value),
-    grads=(lambda g, n: g * 0,),
-    tangent="elementwise",
-)
-_fill_tensor = Primitive(
-    "FillBackward3",
-    lambda a, value: np.full_like(a, value),
-    inputs=("self", "value"),
-    grads=(lambda g, n: g * 0, lambda g, n: g.sum()),
-)
-_copy = Primitive(
-    "CopyBackwards",
-    lambda a, src: np.broadcast_to(src, a.shape).astype(a.dtype, copy=True),
-    inputs=("self", "src"),
-    grads=(lambda g, n: g * 0, lambda g, n: g),
-    tangent="elementwise",
-)
-
-
-@tensor_method
-def zero_(self: Tensor) -> Tensor:
-    return apply_inplace(self, _zero)
-
-
-@tensor_method
-def fill_(self: Tensor, value: Any) -> Tensor:
-    if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError(
-                "fill_ only supports 0-dimension value tensor but got tensor with "
-                f"{value.ndim} dimensions."
-            )
-        return apply_inplace(self, lambda old: _fill_tensor(old, value))
-    return apply_inplace(self, lambda old: _fill(old, value=value))
-
-
-@tensor_method
-def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    """Copy `src`'s values (broadcast and cast) into this tensor; gradients flow to `src`."""
-    if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
-    try:
-        np.broadcast_shapes(src._data.shape, self._data.shape)
-        if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
-            raise ValueError
-    except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({self._data.shape[-1] if self.ndim else 1}) must match the "
-            f"size of tensor b ({src._data.shape[-1] if src.ndim else 1}) at non-singleton "
-            "dimension 0"
-        ) from None
-    return apply_inplace(self, lambda old: _copy(old, src))
-
-
-def _inplace_binary(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
-    def op(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
-        dt, _ = as_operands(self, other)
-        if dt._category > self.dtype._category:
-            raise RuntimeError(
-                f"result type {_scalar_name(dt.np)} can't be cast to the desired output type "
-                f"{_scalar_name(self._data.dtype)}"
-            )
-        return apply_inplace(self, lambda old: fn(old, other, **kwargs))
-
-    op.__name__ = name
-    return op
-
-
-for _name, _fn in (("add_", add), ("sub_", sub), ("mul_", mul), ("div_", div)):
-    setattr(Tensor, _name, _inplace_binary(_fn, _name))
-for _alias, _name in (
-    ("__iadd__", "add_"),
-    ("__isub__", "sub_"),
-    ("__imul__", "mul_"),
-    ("__itruediv__", "div_"),
-    ("subtract_", "sub_"),
-    ("multiply_", "mul_"),
-    ("divide_", "div_"),
-):
-    setattr(Tensor, _alias, getattr(Tensor, _name))

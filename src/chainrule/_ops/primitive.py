@@ -39,6 +39,7 @@ __all__ = [
     "as_operands",
     "pair_dtype",
     "scalar_tensor",
+    "tangents_or_zeros",
     "tensor_method",
     "tracks",
     "wrap_dim",
@@ -483,3 +484,17 @@ def tensor_method(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Also expose a function as a Tensor method of the same name (`x.exp()`)."""
     setattr(Tensor, fn.__name__, fn)
     return fn
+
+
+def tangents_or_zeros(tangents: Sequence[Tensor | None], inputs: Sequence[Tensor]) -> list[Tensor]:
+    """Forward mode's arguments for an op linear in its values: their tangents, or zeros.
+
+    Note: add, sub, where, cat and stack are linear, but not tagged "linear": an
+    integer tensor among their values is promoted and moves nothing, where
+    "linear" would pass the integers themselves, as it passes an index. Their
+    tangent is the op applied to these arguments instead.
+    """
+    return [
+        Tensor._make(np.zeros(t._data.shape, t._data.dtype)) if tan is None else tan
+        for t, tan in zip(inputs, tangents, strict=True)
+    ]

@@ -138,7 +138,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
 
 def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
     """`(primal, tangent)`: the primal as a view without tangent; tangent None if it has none."""
-    from .._ops.indexing.getitem import identity_view
+    from .._ops.view_tracking import identity_view
     from .._tensor import Tensor
 
     if not isinstance(tensor, Tensor):

@@ -8,14 +8,20 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import Primitive, as_operands, pair_dtype, scalar_tensor, tensor_method
+from ..primitive import (
+    Primitive,
+    as_operands,
+    pair_dtype,
+    scalar_tensor,
+    tangents_or_zeros,
+    tensor_method,
+)
 from ..quiet import quiet
 from .conditional import where
 from .forwards import (
     binary_forward,
     number_forward,
     scaled_binary_forward,
-    tangents_or_zeros,
 )
 
 _add: Primitive = Primitive(

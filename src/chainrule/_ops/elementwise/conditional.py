@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..primitive import Primitive, as_operands
-from .forwards import broadcast_error, tangents_or_zeros
+from ..primitive import Primitive, as_operands, tangents_or_zeros
+from .forwards import broadcast_error
 
 __all__ = ["where"]
 

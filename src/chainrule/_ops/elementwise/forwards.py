@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ... import _dtype
-from ..._tensor import Tensor
 from ..quiet import mute, unmute
 
 __all__ = [
@@ -17,7 +15,6 @@ __all__ = [
     "float_unary_forward",
     "number_forward",
     "scaled_binary_forward",
-    "tangents_or_zeros",
 ]
 
 
@@ -77,20 +74,6 @@ def scaled_binary_forward(np_fn: Any) -> Any:
         return plain(a, b, dt)
 
     return forward
-
-
-def tangents_or_zeros(tangents: Sequence[Tensor | None], inputs: Sequence[Tensor]) -> list[Tensor]:
-    """Forward mode's arguments for an op linear in its values: their tangents, or zeros.
-
-    Note: add, sub, where, cat and stack are linear, but not tagged "linear": an
-    integer tensor among their values is promoted and moves nothing, where
-    "linear" would pass the integers themselves, as it passes an index. Their
-    tangent is the op applied to these arguments instead.
-    """
-    return [
-        Tensor._make(np.zeros(t._data.shape, t._data.dtype)) if tan is None else tan
-        for t, tan in zip(inputs, tangents, strict=True)
-    ]
 
 
 def number_forward(np_fn: Any) -> Any:

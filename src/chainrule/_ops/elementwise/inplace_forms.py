@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import Primitive
-from .arithmetic import neg, negative, square
+from ..inplace import apply_inplace
+from ..primitive import Primitive, as_operands
+from .arithmetic import add, div, mul, neg, negative, square, sub
 from .clamping import relu
 from .exp_log import (
     exp,
@@ -138,3 +140,31 @@ arcsinh_ = inplace_form(unary_function(_asinh_recorded, "arcsinh", ""), "arcsinh
 arccosh_ = inplace_form(unary_function(_acosh_recorded, "arccosh", ""), "arccosh_")
 arctanh_ = inplace_form(unary_function(_atanh_recorded, "arctanh", ""), "arctanh_")
 deg2rad_, rad2deg_, sinc_, logit_ = map(_inplace, (deg2rad, rad2deg, sinc, logit))
+
+
+def _inplace_binary(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    def op(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+        dt, _ = as_operands(self, other)
+        if dt._category > self.dtype._category:
+            raise RuntimeError(
+                f"result type {_dtype.scalar_name(dt.np)} can't be cast to the desired output type "
+                f"{_dtype.scalar_name(self._data.dtype)}"
+            )
+        return apply_inplace(self, lambda old: fn(old, other, **kwargs))
+
+    op.__name__ = name
+    return op
+
+
+for _name, _fn in (("add_", add), ("sub_", sub), ("mul_", mul), ("div_", div)):
+    setattr(Tensor, _name, _inplace_binary(_fn, _name))
+for _alias, _name in (
+    ("__iadd__", "add_"),
+    ("__isub__", "sub_"),
+    ("__imul__", "mul_"),
+    ("__itruediv__", "div_"),
+    ("subtract_", "sub_"),
+    ("multiply_", "mul_"),
+    ("divide_", "div_"),
+):
+    setattr(Tensor, _alias, getattr(Tensor, _name))

@@ -26,7 +26,7 @@ from .common import (
     singular_info,
     triangle,
 )
-from .matrix_exp import matrix_exp
+from .exponential import matrix_exp
 from .solve import solve_triangular
 from .spectral import linalg_svd, pinverse, svd
 

@@ -12,10 +12,10 @@ import numpy as np
 from ..._tensor import Tensor
 from ..primitive import Primitive, tensor_method, wrap_dim
 from .common import check_matrix, scalar_name
+from .contraction import einsum
 from .decompositions import inv
-from .einsum import einsum
 from .geometry import cdist, cross
-from .matmul import bmm, mm, mv
+from .matrix_multiply import bmm, mm, mv
 
 __all__ = [
     "addbmm",

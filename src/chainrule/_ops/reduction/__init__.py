@@ -1,1 +1,32 @@
-"""TODO"""
+"""Reductions, scans and order statistics: many elements to fewer, along dims.
+
+sum_mean   sum, mean, nansum, nanmean, logsumexp, sum_to_size
+product    prod, norm
+logical    all, any, count_nonzero
+extrema    max, min, amax, amin, argmax, argmin, aminmax
+moments    var, std, var_mean, std_mean
+scans      cumsum, cumprod, cummax, cummin, logcumsumexp, diff
+sorting    sort, argsort, msort, topk, kthvalue, median, nanmedian
+common     selecting along a dim, restoring reduced dims, argument errors
+"""
+
+from __future__ import annotations
+
+from . import extrema, logical, moments, product, scans, sorting, sum_mean
+from .extrema import *  # noqa: F403
+from .logical import *  # noqa: F403
+from .moments import *  # noqa: F403
+from .product import *  # noqa: F403
+from .scans import *  # noqa: F403
+from .sorting import *  # noqa: F403
+from .sum_mean import *  # noqa: F403
+
+__all__ = [
+    *extrema.__all__,
+    *logical.__all__,
+    *moments.__all__,
+    *product.__all__,
+    *scans.__all__,
+    *sorting.__all__,
+    *sum_mean.__all__,
+]

@@ -1,4 +1,4 @@
-"""Reductions (sum, mean) and their inverse, expanding a reduced gradient back."""
+"""Sums and means: sum, mean, nansum, nanmean, logsumexp, and sum_to_size."""
 
 from __future__ import annotations
 
@@ -9,10 +9,15 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from ..elementwise.conditional import where
 from ..primitive import Primitive, tensor_method, wrap_dims
 from ..quiet import mute, unmute
+from .common import dims_of, restore, scalar_type_name
 
-__all__ = ["mean", "sum", "sum_to_size"]
+__all__ = ["logsumexp", "mean", "nanmean", "nansum", "sum"]
+
+_NO_DIM: Any = object()
+
 
 _py_sum = sum
 
@@ -123,3 +128,75 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     )
     out = input.sum(dims, keepdim=True) if dims else input
     return out.reshape(shape) if lead else out
+
+
+# --- logsumexp ----------------------------------------------------------------------------
+
+
+def _logsumexp_forward(a: np.ndarray, dim: tuple[int, ...], keepdim: bool, **_: Any) -> Any:
+    # Shift by the largest entry (0 where it is infinite or NaN): exp never overflows.
+    top = np.max(a, axis=dim, keepdims=True, initial=-np.inf)
+    top = np.where(np.isfinite(top), top, 0)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(a - top), axis=dim, keepdims=True)) + top
+    return out if keepdim else np.squeeze(out, dim)
+
+
+_logsumexp = Primitive(
+    "LogsumexpBackward0",
+    _logsumexp_forward,
+    grads=(
+        lambda g, n: (
+            restore(g, n.dim, n.keepdim, n.self_sizes)
+            * (n.self - restore(n.result, n.dim, n.keepdim, n.self_sizes)).exp()
+        ),
+    ),
+)
+
+
+@tensor_method
+def logsumexp(input: Tensor, dim: Any = _NO_DIM, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(input))) over `dim`, computed without overflow; integers give floats."""
+    if dim is _NO_DIM:
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
+    if dim is None:
+        raise TypeError(
+            "logsumexp(): argument 'dim' (position 1) must be tuple of ints, not NoneType"
+        )
+    dims = dims_of(input, dim, "logsumexp")
+    if input._data.dtype.kind != "f":
+        input = input.to(_dtype.get_default_dtype())
+    return _logsumexp(input, dim=dims, keepdim=keepdim, self_sizes=input._data.shape)
+
+
+# --- nansum and nanmean -------------------------------------------------------------------
+
+_nansum = Primitive(
+    "NansumBackward0",
+    lambda a, dim, keepdim, dt, **_: np.nansum(a, axis=dim, keepdims=keepdim, dtype=dt),
+    grads=(lambda g, n: where(n.self != n.self, 0, restore(g, n.dim, n.keepdim, n.self_sizes)),),
+)
+
+
+@tensor_method
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum treating NaN as zero (NaN entries get no gradient)."""
+    dims = dims_of(input, dim, "nansum")
+    return _nansum(
+        input, dim=dims, keepdim=keepdim, dt=_sum_dtype(input, dtype), self_sizes=input._data.shape
+    )
+
+
+@tensor_method
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The mean of the entries that are not NaN (NaN where there are none)."""
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{scalar_type_name(input._data.dtype)}"
+        )
+    if dtype is not None:
+        input = input.to(dtype)
+    dims = dims_of(input, dim, "nanmean")
+    counted = (input == input).sum(dims, keepdim=keepdim)
+    return nansum(input, dims, keepdim) / counted

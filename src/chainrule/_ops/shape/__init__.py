@@ -1,1 +1,23 @@
-"""TODO"""
+"""Shape ops: views and copies that move elements without arithmetic.
+
+views      view, reshape, flatten, transpose, permute, squeeze, unsqueeze, expand, narrow,
+           clone, contiguous, to, cat, stack
+rearrange  movedim, tile, repeat_interleave, flip, roll, rot90, atleast_*d, hstack, vstack, ...
+diagonals  tril, triu, diagonal, diag, diag_embed, trace
+splitting  split, chunk, tensor_split, hsplit, vsplit, dsplit
+"""
+
+from __future__ import annotations
+
+from . import diagonals, rearrange, splitting, views
+from .diagonals import *  # noqa: F403
+from .rearrange import *  # noqa: F403
+from .splitting import *  # noqa: F403
+from .views import *  # noqa: F403
+
+__all__ = [
+    *diagonals.__all__,
+    *rearrange.__all__,
+    *splitting.__all__,
+    *views.__all__,
+]

@@ -12,10 +12,6 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..primitive import Primitive, tensor_method, wrap_dim, wrap_dims
-from .diagonal import *  # noqa: F403
-from .diagonal import __all__ as _diagonal_all
-from .split import *  # noqa: F403
-from .split import __all__ as _split_all
 from .views import cat, permute, reshape, view
 
 __all__ = [
@@ -37,8 +33,6 @@ __all__ = [
     "tile",
     "unflatten",
     "vstack",
-    *_diagonal_all,
-    *_split_all,
 ]
 
 

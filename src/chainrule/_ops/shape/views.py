@@ -11,16 +11,17 @@ import numpy as np
 from ... import _dtype
 from ..._size import Size
 from ..._tensor import Tensor
-from ..elementwise.forwards import tangents_or_zeros
-from ..primitive import Primitive, tensor_method, wrap_dim
+from ..primitive import Primitive, tangents_or_zeros, tensor_method, wrap_dim
+from ..view_tracking import slice_dim
 
 __all__ = [
+    "cat",
     "clone",
-    "expand",
     "flatten",
     "permute",
     "reshape",
     "squeeze",
+    "stack",
     "t",
     "transpose",
     "unsqueeze",
@@ -387,7 +388,6 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
         start += size
     if not 0 <= start <= size or length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    from ..indexing.getitem import slice_dim
 
     return slice_dim(input, d, start, start + length)
 

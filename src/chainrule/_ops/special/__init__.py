@@ -1,1 +1,17 @@
-"""TODO"""
+"""Special functions: erf, gamma and Bessel families, with their derivatives.
+
+functions  the ops: erf, erfc, erfinv, lgamma, digamma, polygamma, mvlgamma, ...
+bessel     modified Bessel functions i0, i1, i0e, i1e
+kernels    the NumPy-only float64 kernels behind them
+"""
+
+from __future__ import annotations
+
+from . import bessel, functions
+from .bessel import *  # noqa: F403
+from .functions import *  # noqa: F403
+
+__all__ = [
+    *bessel.__all__,
+    *functions.__all__,
+]

@@ -17,11 +17,8 @@ from ..elementwise.exp_log import exp
 from ..elementwise.unary_common import check_tensor, float64_forward, inplace_form
 from ..primitive import Primitive, tensor_method
 from . import kernels as sm
-from .bessel import *  # noqa: F403
-from .bessel import __all__ as _bessel_names
 
 __all__ = [
-    *_bessel_names,
     "digamma",
     "erf",
     "erf_",

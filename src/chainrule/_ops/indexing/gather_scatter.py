@@ -24,10 +24,6 @@ from .common import (
     scalar_name,
     zeros_of,
 )
-from .masked import *  # noqa: F403
-from .masked import __all__ as _masked_all
-from .take import *  # noqa: F403
-from .take import __all__ as _take_all
 
 __all__ = [
     "gather",
@@ -37,8 +33,6 @@ __all__ = [
     "index_select",
     "scatter",
     "scatter_add",
-    *_masked_all,
-    *_take_all,
 ]
 
 

@@ -1,8 +1,4 @@
-"""Reductions: prod, logsumexp, norm, nansum, nanmean, all, any, count_nonzero (and the index).
-
-The family also has extremes (reductions_extrema), spread (reductions_moments) and
-scans (reductions_scans), exported from here, and sorting (the sorting module).
-"""
+"""prod, and the p-norm `norm` of a tensor."""
 
 from __future__ import annotations
 
@@ -27,40 +23,12 @@ from .common import (
     restore,
     scalar_type_name,
 )
-from .extrema import amax, amin, aminmax, argmax, argmin, max, min
-from .moments import std, std_mean, var, var_mean
-from .scans import cummax, cummin, cumprod, cumsum, diff, logcumsumexp
 from .sum_mean import _sum_dtype
 
-__all__ = [
-    "all",
-    "amax",
-    "amin",
-    "aminmax",
-    "any",
-    "argmax",
-    "argmin",
-    "count_nonzero",
-    "cummax",
-    "cummin",
-    "cumprod",
-    "cumsum",
-    "diff",
-    "logcumsumexp",
-    "logsumexp",
-    "max",
-    "min",
-    "nanmean",
-    "nansum",
-    "norm",
-    "prod",
-    "std",
-    "std_mean",
-    "var",
-    "var_mean",
-]
+__all__ = ["norm", "prod"]
 
 _NO_DIM: Any = object()
+
 
 # --- prod ---------------------------------------------------------------------------------
 
@@ -137,78 +105,6 @@ def prod(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
 
 overloaded_method("prod", _prod)
-
-
-# --- logsumexp ----------------------------------------------------------------------------
-
-
-def _logsumexp_forward(a: np.ndarray, dim: tuple[int, ...], keepdim: bool, **_: Any) -> Any:
-    # Shift by the largest entry (0 where it is infinite or NaN): exp never overflows.
-    top = np.max(a, axis=dim, keepdims=True, initial=-np.inf)
-    top = np.where(np.isfinite(top), top, 0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(a - top), axis=dim, keepdims=True)) + top
-    return out if keepdim else np.squeeze(out, dim)
-
-
-_logsumexp = Primitive(
-    "LogsumexpBackward0",
-    _logsumexp_forward,
-    grads=(
-        lambda g, n: (
-            restore(g, n.dim, n.keepdim, n.self_sizes)
-            * (n.self - restore(n.result, n.dim, n.keepdim, n.self_sizes)).exp()
-        ),
-    ),
-)
-
-
-@tensor_method
-def logsumexp(input: Tensor, dim: Any = _NO_DIM, keepdim: bool = False) -> Tensor:
-    """log(sum(exp(input))) over `dim`, computed without overflow; integers give floats."""
-    if dim is _NO_DIM:
-        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
-    if dim is None:
-        raise TypeError(
-            "logsumexp(): argument 'dim' (position 1) must be tuple of ints, not NoneType"
-        )
-    dims = dims_of(input, dim, "logsumexp")
-    if input._data.dtype.kind != "f":
-        input = input.to(_dtype.get_default_dtype())
-    return _logsumexp(input, dim=dims, keepdim=keepdim, self_sizes=input._data.shape)
-
-
-# --- nansum and nanmean -------------------------------------------------------------------
-
-_nansum = Primitive(
-    "NansumBackward0",
-    lambda a, dim, keepdim, dt, **_: np.nansum(a, axis=dim, keepdims=keepdim, dtype=dt),
-    grads=(lambda g, n: where(n.self != n.self, 0, restore(g, n.dim, n.keepdim, n.self_sizes)),),
-)
-
-
-@tensor_method
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The sum treating NaN as zero (NaN entries get no gradient)."""
-    dims = dims_of(input, dim, "nansum")
-    return _nansum(
-        input, dim=dims, keepdim=keepdim, dt=_sum_dtype(input, dtype), self_sizes=input._data.shape
-    )
-
-
-@tensor_method
-def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The mean of the entries that are not NaN (NaN where there are none)."""
-    if input._data.dtype.kind != "f":
-        raise RuntimeError(
-            "nanmean(): expected input to have floating point or complex dtype but got "
-            f"{scalar_type_name(input._data.dtype)}"
-        )
-    if dtype is not None:
-        input = input.to(dtype)
-    dims = dims_of(input, dim, "nanmean")
-    counted = (input == input).sum(dims, keepdim=keepdim)
-    return nansum(input, dims, keepdim) / counted
 
 
 # --- norm ---------------------------------------------------------------------------------
@@ -331,32 +227,3 @@ def norm(
         single=single,
         self_sizes=input._data.shape,
     )
-
-
-# --- all, any, count_nonzero --------------------------------------------------------------
-
-
-def _logical_reduce(np_fn: Any, name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
-    dims = dims_of(input, dim, name)
-    out = np.asarray(np_fn(input._data, axis=dims, keepdims=keepdim))
-    # uint8 in, uint8 out (PyTorch's legacy byte masks); everything else gives bool.
-    return Tensor._make(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
-
-
-@tensor_method
-def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """Whether every entry (over `dim`) is nonzero; bool."""
-    return _logical_reduce(np.all, "all", input, dim, keepdim)
-
-
-@tensor_method
-def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
-    """Whether some entry (over `dim`) is nonzero; bool."""
-    return _logical_reduce(np.any, "any", input, dim, keepdim)
-
-
-@tensor_method
-def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
-    """The number of nonzero entries over `dim` (all dims when None); int64."""
-    dims = dims_of(input, dim, "count_nonzero")
-    return Tensor._make(np.asarray(np.sum(input._data != 0, axis=dims, dtype=np.int64)))

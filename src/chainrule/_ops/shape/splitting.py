@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from ... import _dtype
 from ..._tensor import Tensor
-from ..indexing.common import scalar_name
-from ..indexing.getitem import MultiView, slice_dim
 from ..primitive import wrap_dim
+from ..view_tracking import MultiView, slice_dim
 from .views import cat
 
 __all__ = ["chunk", "dsplit", "hsplit", "split", "tensor_split", "vsplit"]
@@ -146,7 +146,7 @@ def tensor_split(
         if how._data.dtype != np.int64:
             raise RuntimeError(
                 "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
-                + scalar_name(how)
+                + _dtype.scalar_name(how)
             )
         if how.ndim > 1:
             raise RuntimeError(

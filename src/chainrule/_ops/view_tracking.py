@@ -1,0 +1,182 @@
+"""How views are recorded and remade: the indexing node pair (a view and its scatter
+back), the AsStrided node a view gets after an in-place write to its base, and ops that
+give several views at once (`MultiView`).
+
+Below the op families: getitem, split and the in-place path all build on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import forward_ad, grad_mode
+from .primitive import OpNode, Primitive
+
+__all__ = [
+    "MultiView",
+    "identity_view",
+    "index_key",
+    "regenerate_view_node",
+    "slice_dim",
+]
+
+
+def _index_pair(name: str, view: bool) -> Primitive:
+    """An indexing op and its gradient op (scatter into zeros); each is the other's rule."""
+
+    def scatter(g: np.ndarray, key: Any, self_sizes: Any, advanced: bool) -> np.ndarray:
+        out = np.zeros(tuple(self_sizes), dtype=g.dtype)
+        if advanced:
+            np.add.at(out, key, g)  # repeated indices accumulate
+        else:
+            out[key] = g
+        return out
+
+    backward = Primitive(
+        name.replace("Backward0", "BackwardBackward0"),
+        scatter,
+        inputs=("grad",),
+        grads=(lambda g, n: forward(g, key=n.key, self_sizes=None, advanced=n.advanced),),
+        tangent="linear",
+    )
+    forward = Primitive(
+        name,
+        # The trailing `...` keeps an integer-only index a 0-d view, not a NumPy scalar copy.
+        (lambda a, key, **_: a[(*key, Ellipsis)]) if view else (lambda a, key, **_: a[key]),
+        grads=(lambda g, n: backward(g, key=n.key, self_sizes=n.self_sizes, advanced=n.advanced),),
+        view=view,
+        tangent="linear",
+    )
+    return forward
+
+
+_select = _index_pair("SelectBackward0", view=True)
+_slice = _index_pair("SliceBackward0", view=True)
+_index = _index_pair("IndexBackward0", view=False)
+# `x[...]`, `x[()]`, `x[:, :]`: an index that keeps everything is an alias (a plain view).
+_alias = Primitive("AliasBackward0", lambda a: a.view(), grads=(lambda g, n: g,), view=True)
+# The grad_fn a view gets after an in-place write to its base (or another view of it):
+# a gather of the view's elements from the base, whatever views made it.
+_as_strided = _index_pair("AsStridedBackward0", view=False)
+
+
+def regenerate_view_node(view: Tensor) -> None:
+    """Make `view`'s grad_fn take its elements from its base's current place in the graph."""
+    base, view_fn = view._base, view._view_fn
+    assert base is not None and view_fn is not None
+    positions = Tensor._make(np.arange(base._data.size).reshape(base._data.shape))
+    with grad_mode.no_grad(), forward_ad._no_push():
+        key = np.unravel_index(view_fn(positions)._data, base._data.shape)
+    with grad_mode.enable_grad(), forward_ad._no_push():
+        node = _as_strided(base, key=key, self_sizes=base.shape, advanced=True)._grad_fn
+    view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
+
+
+# The primal `forward_ad.unpack_dual` gives back: an alias named as PyTorch names it.
+_identity = Primitive("Identity", lambda a: a.view(), grads=(lambda g, n: g,), view=True)
+
+
+def identity_view(t: Tensor) -> Tensor:
+    """A view of all of `t` whose grad_fn is `Identity`."""
+    return _identity(t)
+
+
+def index_key(index: Any) -> tuple[Any, ...]:
+    """An index as a tuple NumPy understands (tensors become arrays)."""
+    items = index if isinstance(index, tuple) else (index,)
+    out = []
+    for item in items:
+        if isinstance(item, Tensor):
+            if item._data.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(item._data)
+        elif isinstance(item, list):
+            arr = np.asarray([i._data if isinstance(i, Tensor) else i for i in item])
+            if arr.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(arr)
+        elif isinstance(item, bool | np.bool_):
+            out.append(np.asarray(item))
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def slice_dim(input: Tensor, dim: int, start: int, stop: int) -> Tensor:
+    """`input[..., start:stop, ...]` at a wrapped `dim`: always a SliceBackward0 view (narrow)."""
+    key = (*(slice(None),) * dim, slice(start, stop))
+    return _slice(input, key=key, self_sizes=input._data.shape, advanced=False)
+
+
+# --- several views at once ---------------------------------------------------------------
+
+MultiRule = Callable[[tuple[Tensor, ...], OpNode], Tensor]
+
+
+class MultiView:
+    """An op returning several views of its input (unbind, split) from one node.
+
+    Its grad_fn is shared by all outputs, and its rule gets the tuple of their
+    gradients (zeros for outputs that received none). A Primitive has a fixed
+    number of outputs, so one is made per count. Each view records the forward
+    that made it (`Split`, `Unbind`) as `_multi_view`, for the in-place check:
+    PyTorch forbids modifying these views in place where a gradient is recorded.
+    """
+
+    def __init__(self, name: str, forward: Callable[..., tuple[np.ndarray, ...]], rule: MultiRule):
+        self.name, self.forward, self.rule = name, forward, rule
+        self._prims: dict[int, Primitive] = {}
+
+    def _prim(self, count: int) -> Primitive:
+        prim = self._prims.get(count)
+        if prim is None:
+            forward, rule = self.forward, self.rule
+            if count == 1:  # a one-output Primitive gets and gives a lone array and gradient
+                prim = Primitive(
+                    self.name,
+                    lambda a, **params: forward(a, **params)[0],
+                    grads=(lambda g, n: rule((g,), n),),
+                    view=True,
+                )
+            else:
+                names = tuple(f"result{i}" for i in range(count))
+                # The rule gets a tuple of gradients, which the Rule type does not spell.
+                prim = Primitive(self.name, forward, grads=(rule,), outputs=names, tangent="linear")  # type: ignore[arg-type]
+            self._prims[count] = prim
+        return prim
+
+    def __call__(self, input: Tensor, count: int, **params: Any) -> tuple[Tensor, ...]:
+        if count == 0:
+            return ()
+        prim = self._prim(count)
+        results: tuple[Tensor, ...]
+        if count == 1:
+            results = (prim(input, **params),)
+        else:
+            results = prim(input, **params)
+            for i, r in enumerate(results):
+                if np.may_share_memory(r._data, input._data):
+                    _track_output_view(r, input, prim, params, i)
+        creator = self.name.removesuffix("Backward0")
+        for r in results:
+            if r._base is not None:
+                r.__dict__["_multi_view"] = creator
+        return results
+
+
+def _track_output_view(
+    view: Tensor, source: Tensor, prim: Primitive, params: dict[str, Any], i: int
+) -> None:
+    """Record that output `i` of a MultiView aliases `source` (as Primitive does for one)."""
+    view._version_counter = source._version_counter
+    view._base = source._base if source._base is not None else source
+    parent = source._view_fn
+
+    def view_fn(base: Tensor) -> Tensor:
+        return prim(parent(base) if parent is not None else base, **params)[i]
+
+    view._view_fn = view_fn

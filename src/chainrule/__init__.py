@@ -121,7 +121,6 @@ from ._ops.shape.views import (
     cat,
     concat,
     concatenate,
-    narrow,
     stack,
     clone,
     flatten,

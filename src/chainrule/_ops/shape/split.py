@@ -1,5 +1,5 @@
 """Splitting a tensor into views along a dim: split and chunk (one node for all the
-pieces, as PyTorch's SplitBackward0), tensor_split and hsplit/vsplit/dsplit (slices).
+pieces, as PyTorch's SplitBackward0), tensor_split and hsplit/vsplit/dsplit, and narrow (slices).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import numpy as np
 from ..._tensor import Tensor
 from ..indexing.common import scalar_name
 from ..indexing.getitem import MultiView, slice_dim
-from ..primitive import wrap_dim
+from ..primitive import tensor_method, wrap_dim
 from .views import cat
 
-__all__ = ["chunk", "dsplit", "hsplit", "split", "tensor_split", "vsplit"]
+__all__ = ["chunk", "dsplit", "hsplit", "narrow", "split", "tensor_split", "vsplit"]
 
 
 def _pieces(a: np.ndarray, dim: int, sizes: tuple[int, ...], **_: Any) -> tuple[np.ndarray, ...]:
@@ -206,3 +206,15 @@ def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
 
 for _fn in (hsplit, vsplit, dsplit):
     setattr(Tensor, _fn.__name__, _fn)
+
+
+@tensor_method
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """The slice `start:start+length` along `dim` (a view)."""
+    d = wrap_dim(dim, input.ndim)
+    size = input._data.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return slice_dim(input, d, start, start + length)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._size import Size
-from ..._tensor import Tensor
+from ..._tensor import Tensor, device
 from ..elementwise.arithmetic import tangents_or_zeros
 from ..primitive import Primitive, tensor_method, wrap_dim
 
@@ -298,8 +298,6 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
-    from ..._tensor import device
-
     if "device" in kwargs:
         device(kwargs.pop("device"))
     if kwargs:
@@ -376,20 +374,6 @@ _cat: Primitive = Primitive(
         *tangents_or_zeros(ts, p.tensors), dim=p.dim, dt=p.dt, sizes=p.sizes
     ),
 )
-
-
-@tensor_method
-def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """The slice `start:start+length` along `dim` (a view)."""
-    d = wrap_dim(dim, input.ndim)
-    size = input._data.shape[d]
-    if start < 0:
-        start += size
-    if not 0 <= start <= size or length < 0 or start + length > size:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    from ..indexing.getitem import slice_dim
-
-    return slice_dim(input, d, start, start + length)
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:

@@ -448,6 +448,16 @@ def legacy_new(
     return t
 
 
+def _tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+    """`Tensor([1, 2])` (float data) or `Tensor(2, 3)` (a shape): `Tensor.__new__`."""
+    return legacy_new(cls, _dtype.get_default_dtype(), args, kwargs)
+
+
+# The legacy constructor needs this module's data handling, which sits above Tensor.
+_tensor_new.__name__, _tensor_new.__qualname__ = "__new__", "Tensor.__new__"
+Tensor.__new__ = staticmethod(_tensor_new)  # type: ignore[method-assign]
+
+
 class _LegacyTensorType(type):
     """`FloatTensor([1, 2])` builds a float32 tensor; `isinstance(t, FloatTensor)` checks dtype."""
 

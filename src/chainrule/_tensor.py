@@ -2,6 +2,8 @@
 
 Ops are not defined here: the modules in `chainrule._ops` attach them as
 methods, so this file holds only the state and the rules about that state.
+Methods that need a layer above Tensor are bound there: `__new__` (the legacy
+constructor) by `chainrule._creation`, `backward` by `chainrule.autograd`.
 """
 
 from __future__ import annotations
@@ -15,14 +17,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _dtype
+from ._autograd import grad_mode
+from ._autograd.hooks import HookDict, RemovableHandle, add_hook
+from ._autograd.node import AccumulateGrad, Node
+from ._autograd.tangents import tangent_of
+from ._dims import wrap_dim
 from ._dtype import dtype as DType
 from ._printing import format_tensor
 from ._size import Size
-from .autograd import forward_ad as _forward_ad
-from .autograd import grad_mode
-from .autograd.graph import AccumulateGrad, HookDict, Node, RemovableHandle, add_hook
 
-__all__ = ["Tensor", "as_grad", "device", "legacy_type_name"]
+__all__ = ["Tensor", "device", "legacy_type_name"]
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -174,11 +178,15 @@ class Tensor:
         def __getitem__(self, index: Any) -> Tensor: ...
         def __setitem__(self, index: Any, value: Any) -> None: ...
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        """The legacy constructor: `Tensor([1, 2])` (float data) or `Tensor(2, 3)` (a shape)."""
-        from ._creation import legacy_new
-
-        return legacy_new(cls, _dtype.get_default_dtype(), args, kwargs)
+        # Bound by the layers above (see the module docstring).
+        def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...
+        def backward(
+            self,
+            gradient: Tensor | None = None,
+            retain_graph: bool | None = None,
+            create_graph: bool = False,
+            inputs: Tensor | Sequence[Tensor] | None = None,
+        ) -> None: ...
 
     @staticmethod  # (not a classmethod: no bound method to make on every call)
     def _make(
@@ -269,8 +277,6 @@ class Tensor:
         return self.to(dtype)
 
     def _wrap_dim(self, dim: int) -> int:
-        from ._ops.primitive import wrap_dim
-
         return wrap_dim(dim, self._data.ndim)
 
     # --- autograd state ---------------------------------------------------------
@@ -409,6 +415,16 @@ class Tensor:
         if hooks is None:
             hooks = self.__dict__["_post_accumulate_grad_hooks"] = HookDict()
         return add_hook(hooks, hook)
+
+    def _run_post_accumulate_grad_hooks(self, hooks: HookDict) -> None:
+        """Call the post-accumulate-grad hooks (AccumulateGrad does); they must return None."""
+        for hook in list(hooks.values()):
+            result = hook(self)
+            if result is None:
+                continue
+            if not isinstance(result, Tensor):
+                raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
     def _gradient_edge(self) -> tuple[Node, int]:
         """Where a gradient for this tensor enters the graph."""
@@ -557,7 +573,7 @@ class Tensor:
             suffixes.append(f"grad_fn=<{builtins.type(self._grad_fn).__name__}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
-        tangent = _forward_ad.tangent_of(self)
+        tangent = tangent_of(self)
         if tangent is not None:
             # As PyTorch: a 0-d tangent prints as a Python number.
             shown = repr(tangent._data.item()) if tangent.ndim == 0 else repr(tangent)
@@ -574,19 +590,7 @@ class Tensor:
             raise TypeError("unsupported format string passed to Tensor.__format__")
         return str(self)
 
-    # --- backward ---------------------------------------------------------------
-
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Tensor | Sequence[Tensor] | None = None,
-    ) -> None:
-        """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's `.grad`."""
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    # --- copying ----------------------------------------------------------------
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         return (_rebuild, (self._data.copy(), self._requires_grad))
@@ -608,12 +612,3 @@ class Tensor:
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
     return Tensor._make(data, requires_grad)
-
-
-def as_grad(value: Any) -> Any:
-    """A user-given gradient as a Tensor (numbers and lists are accepted, as in PyTorch)."""
-    if value is None or isinstance(value, Tensor):
-        return value
-    from ._creation import tensor
-
-    return tensor(value)

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._autograd import grad_mode
+from .._autograd import tangents as _tangents
+from .._creation import zeros_like
 from .._tensor import Tensor
-from ..autograd import forward_ad as _forward_ad
-from ..autograd import grad_mode
 from .primitive import Primitive
 from .view_tracking import regenerate_view_node
 
@@ -145,9 +146,9 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
         bump_version(t)
         return t
     old = Tensor._make(t._data.copy(), t._requires_grad, t._grad_fn, t._output_nr)
-    if _forward_ad._active and (tangent := _forward_ad.tangent_of(t)) is not None:
+    if _tangents._active and (tangent := _tangents.tangent_of(t)) is not None:
         # A copy: `t`'s tangent is about to be overwritten, and nodes may save `old`.
-        _forward_ad.set_tangent(old, _forward_ad._without_push(tangent.clone))
+        _tangents.set_tangent(old, _tangents._without_push(tangent.clone))
     new = compute(old)
     check_castable(t, new._data)
     if new._requires_grad:
@@ -192,24 +193,22 @@ def update_tangent(t: Tensor, src: Tensor, key: Any) -> None:
 
     `t`'s tangent is updated in place, so a view's tangent stays a view of its base's.
     """
-    if not _forward_ad._active:
+    if not _tangents._active:
         return
-    new = _forward_ad.tangent_of(src)
-    if new is None and _forward_ad.tangent_of(t) is None:
+    new = _tangents.tangent_of(src)
+    if new is None and _tangents.tangent_of(t) is None:
         return
     target = _tangent_to_write(t)
     if new is not None and (new._requires_grad or target._requires_grad):
         region = target if key is ... else target[key]  # keep the tangent's own graph
-        _forward_ad._without_push(lambda: region.copy_(new))
+        _tangents._without_push(lambda: region.copy_(new))
         return
     target._data[key] = 0 if new is None else new._data
 
 
 def _tangent_to_write(t: Tensor) -> Tensor:
     """`t`'s tangent, made (zeros) when missing; a view's is a view of its base's."""
-    from .._creation import zeros_like
-
-    tangent = _forward_ad.tangent_of(t)
+    tangent = _tangents.tangent_of(t)
     if tangent is not None:
         return tangent
     if t._base is None:
@@ -217,10 +216,10 @@ def _tangent_to_write(t: Tensor) -> Tensor:
     else:
         base, view_fn = t._base, t._view_fn
         assert view_fn is not None
-        base_tangent = _forward_ad.tangent_of(base)
+        base_tangent = _tangents.tangent_of(base)
         if base_tangent is None:
             base_tangent = zeros_like(base)
-            _forward_ad.set_tangent(base, base_tangent)
-        tangent = _forward_ad._without_push(lambda: view_fn(base_tangent))
-    _forward_ad.set_tangent(t, tangent)
+            _tangents.set_tangent(base, base_tangent)
+        tangent = _tangents._without_push(lambda: view_fn(base_tangent))
+    _tangents.set_tangent(t, tangent)
     return tangent

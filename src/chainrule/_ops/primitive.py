@@ -11,7 +11,6 @@ Broadcasting and dtype are undone by the engine, after every rule (see
 
 from __future__ import annotations
 
-import operator
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -19,18 +18,14 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._autograd import anomaly_mode as _anomaly
+from .._autograd import grad_mode
+from .._autograd import tangents as _tangents
+from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, _sequence, node_watchers
+from .._backward.saved import SavedTensor, _saved_hooks
+from .._dims import wrap_dim, wrap_dims
 from .._tensor import Tensor
-from ..autograd import anomaly_mode as _anomaly
-from ..autograd import forward_ad as _forward_ad
-from ..autograd import grad_mode
-from ..autograd.graph import (
-    SECOND_BACKWARD_MESSAGE,
-    Node,
-    SavedTensor,
-    _saved_hooks,
-    _sequence,
-    node_watchers,
-)
+from .forward_mode import push_forward
 
 __all__ = [
     "OpNode",
@@ -54,36 +49,7 @@ SavePlan = tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
 def tracks(t: Tensor) -> bool:
     """Whether an op on `t` must run through its Primitive (not a raw NumPy shortcut):
     `t` requires grad, or carries a forward-mode tangent."""
-    return t._requires_grad or (_forward_ad._active and _forward_ad.tangent_of(t) is not None)
-
-
-def wrap_dim(dim: int, ndim: int) -> int:
-    """A possibly negative dim as an index into the shape, with PyTorch's IndexError."""
-    try:
-        dim = operator.index(dim)
-    except TypeError:
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}") from None
-    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
-    if not low <= dim <= high:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
-        )
-    return dim % max(ndim, 1)
-
-
-def wrap_dims(dims: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
-    """Several dims (None or [] meaning all of them), checked for repeats."""
-    if dims is None:
-        return tuple(range(ndim))
-    if isinstance(dims, int | np.integer):
-        dims = (int(dims),)
-    if len(dims) == 0:
-        return tuple(range(ndim))
-    out = tuple(wrap_dim(d, ndim) for d in dims)
-    for i, d in enumerate(out):
-        if d in out[:i]:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return out
+    return t._requires_grad or (_tangents._active and _tangents.tangent_of(t) is not None)
 
 
 class OpNode(Node):
@@ -301,7 +267,7 @@ class Primitive:
         tangent: str | Callable[..., Any] | None = None,
     ) -> None:
         self.variadic = variadic
-        # How forward mode gets this op's tangent (see forward_ad.push_forward):
+        # How forward mode gets this op's tangent (see forward_mode.push_forward):
         # "linear" (the op applied to the tangents), "multilinear" (a sum over
         # inputs, like the product rule), "elementwise" (each reverse rule applied
         # to its input's tangent: the Jacobian is diagonal), a rule
@@ -372,8 +338,8 @@ class Primitive:
                     break
         if self.view and np.may_share_memory(data, inputs[0]._data):
             _track_view(result, inputs[0], self, params)
-        if _forward_ad._active:
-            _forward_ad.push_forward(self, inputs, params, (result,))
+        if _tangents._active:
+            push_forward(self, inputs, params, (result,))
         return result
 
     def _finish_many(
@@ -389,8 +355,8 @@ class Primitive:
             for r in results:
                 if r._data.dtype.kind == "f":
                     r._requires_grad, r._grad_fn = True, node
-        if _forward_ad._active:
-            _forward_ad.push_forward(self, inputs, params, results)
+        if _tangents._active:
+            push_forward(self, inputs, params, results)
         return results
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .._autograd import grad_mode, tangents
 from .._tensor import Tensor
-from ..autograd import forward_ad, grad_mode
 from .primitive import OpNode, Primitive
 
 __all__ = [
@@ -69,9 +69,9 @@ def regenerate_view_node(view: Tensor) -> None:
     base, view_fn = view._base, view._view_fn
     assert base is not None and view_fn is not None
     positions = Tensor._make(np.arange(base._data.size).reshape(base._data.shape))
-    with grad_mode.no_grad(), forward_ad._no_push():
+    with grad_mode.no_grad(), tangents._no_push():
         key = np.unravel_index(view_fn(positions)._data, base._data.shape)
-    with grad_mode.enable_grad(), forward_ad._no_push():
+    with grad_mode.enable_grad(), tangents._no_push():
         node = _as_strided(base, key=key, self_sizes=base.shape, advanced=True)._grad_fn
     view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
 

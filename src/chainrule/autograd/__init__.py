@@ -1,13 +1,18 @@
-"""Reverse-mode automatic differentiation: `backward`, `grad`, custom `Function`s, grad modes."""
+"""Reverse-mode automatic differentiation: `backward`, `grad`, custom `Function`s, grad modes.
+
+The public autograd layer, above Tensor (see the Layers section of `chainrule._autograd`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
-
+from .. import _creation
+from .._autograd.node import Node
+from .._tensor import Tensor
 from . import anomaly_mode, forward_ad, functional, graph
+from ._grad import backward, grad
 from .anomaly_mode import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -15,7 +20,6 @@ from .anomaly_mode import (
     set_anomaly_enabled,
     set_detect_anomaly,
 )
-from .engine import run_backward
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
     enable_grad,
@@ -27,9 +31,6 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
-
-if TYPE_CHECKING:
-    from .._tensor import Tensor
 
 __all__ = [
     "Function",
@@ -59,164 +60,34 @@ __all__ = [
 ]
 
 
-def _as_tuple(x: Any) -> tuple[Any, ...]:
-    if x is None:
-        return ()
-    if isinstance(x, graph.tensor_type()):
-        return (x,)
-    return tuple(x)
+# --- methods of Tensor and Node that need this layer, bound here once -------------------
 
 
-def _make_grads(
-    outputs: Sequence[Tensor], grads: Sequence[Any], is_grads_batched: bool = False
-) -> list[Tensor]:
-    """Check the gradients given for `outputs`; an omitted one is 1 for a scalar output."""
-    tensor_cls = graph.tensor_type()
-    out_grads = []
-    # zip stops at the shorter (as PyTorch): the caller checks the count afterwards.
-    for i, (out, g) in enumerate(zip(outputs, grads, strict=False)):
-        if g is not None and not isinstance(g, tensor_cls):
-            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        if isinstance(g, tensor_cls):
-            if g._data.shape != out._data.shape:
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
-                    f"output[{i}] has a shape of {out.shape!r}."
-                )
-            if g._data.dtype != out._data.dtype:
-                g = g.to(out.dtype)
-        elif out._requires_grad:
-            data = out._data
-            if data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if data.dtype.kind != "f":
-                raise RuntimeError(
-                    "grad can be implicitly created only for real scalar outputs but got "
-                    f"{out.dtype!r}"
-                )
-            # ones_like(out), made here: importing it would be an import statement on
-            # every call (_creation imports autograd, via _tensor).
-            g = tensor_cls._make(np.ones(data.shape, data.dtype))
-        out_grads.append(g)
-    return out_grads
-
-
-def _root_edges(outputs: Sequence[Tensor]) -> list[tuple[Any, int]]:
-    edges = []
-    for i, out in enumerate(outputs):
-        if not out._requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            )
-        edges.append(out._gradient_edge())
-    return edges
-
-
-def _check_lengths(outputs: Sequence[Any], grads: Sequence[Any]) -> None:
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
-
-
-def backward(
-    tensors: Tensor | Sequence[Tensor],
-    grad_tensors: Any = None,
+def _tensor_backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
-    grad_variables: Any = None,
     inputs: Tensor | Sequence[Tensor] | None = None,
 ) -> None:
-    """Accumulate into leaves' `.grad` the vector-Jacobian products of `tensors`.
-
-    `grad_tensors` are the vectors (one per tensor; omitted ones default to 1 for
-    scalar outputs). With `inputs`, only those tensors accumulate a gradient.
-    """
-    from .._tensor import Tensor
-
-    if grad_variables is not None:
-        grad_tensors = grad_variables
-    outputs = _as_tuple(tensors)
-    if inputs is not None:
-        inputs_t = _as_tuple(inputs)
-        if len(inputs_t) == 0:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    else:
-        inputs_t = ()
-    if grad_tensors is None:
-        grads: tuple[Any, ...] = (None,) * len(outputs)
-    elif isinstance(grad_tensors, Tensor):
-        grads = (grad_tensors,)
-    else:
-        grads = tuple(grad_tensors)  # a number fails here, as in PyTorch
-    root_grads = _make_grads(outputs, grads)
-    _check_lengths(outputs, root_grads)
-    roots = _root_edges(outputs)
-    if retain_graph is None:
-        retain_graph = create_graph
-    captures = None
-    if inputs_t:
-        # As PyTorch: a non-leaf input retains its grad (from now on), which is how its
-        # .grad gets filled; an input that does not require grad fails here.
-        for t in inputs_t:
-            t.retain_grad()
-        captures = [t._gradient_edge() for t in inputs_t]
-    run_backward(roots, root_grads, retain_graph, create_graph, captures)
+    """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's `.grad`."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
-def grad(
-    outputs: Tensor | Sequence[Tensor],
-    inputs: Tensor | Sequence[Tensor],
-    grad_outputs: Any = None,
-    retain_graph: bool | None = None,
-    create_graph: bool = False,
-    only_inputs: bool = True,
-    allow_unused: bool | None = None,
-    is_grads_batched: bool = False,
-    materialize_grads: bool = False,
-) -> tuple[Tensor | None, ...]:
-    """The vector-Jacobian products of `outputs` with respect to `inputs`, as a tuple.
+def _node_call(self: Node, *grad_outputs: Any) -> Any:
+    """Run the node's backward on `grad_outputs` (numbers and lists become tensors, as PyTorch)."""
+    grads = self._apply([_as_grad(g) for g in grad_outputs])
+    return grads[0] if len(grads) == 1 else tuple(grads)
 
-    Unlike `backward`, nothing is accumulated into `.grad`.
-    """
-    tensor_cls = graph.tensor_type()
-    if materialize_grads and allow_unused is False:
-        raise ValueError(
-            "Expected allow_unused to be True or not passed when materialize_grads=True, "
-            "but got: allow_unused=False."
-        )
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    outs = _as_tuple(outputs)
-    ins = _as_tuple(inputs)
-    if grad_outputs is None:
-        gouts: tuple[Any, ...] = (None,) * len(outs)
-    elif isinstance(grad_outputs, tensor_cls):
-        gouts = (grad_outputs,)
-    else:
-        gouts = tuple(grad_outputs)  # a number fails here, as in PyTorch
-    for t in ins:
-        if not isinstance(t, tensor_cls):
-            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
-    root_grads = _make_grads(outs, gouts)
-    _check_lengths(outs, root_grads)
-    roots = _root_edges(outs)  # outputs are checked before inputs, as in PyTorch
-    for t in ins:
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    if retain_graph is None:
-        retain_graph = create_graph
-    captures = [t._gradient_edge() for t in ins]
-    result = run_backward(roots, root_grads, retain_graph, create_graph, captures, accumulate=False)
-    out: list[Tensor | None] = []
-    for i, (t, g) in enumerate(zip(ins, result, strict=True)):
-        if g is None:
-            if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior."
-                )
-            if materialize_grads:
-                from .._creation import zeros_like
 
-                g = zeros_like(t)
-        out.append(g)
-    return tuple(out)
+def _as_grad(value: Any) -> Any:
+    """A user-given gradient as a Tensor (numbers and lists are accepted, as in PyTorch)."""
+    if value is None or isinstance(value, Tensor):
+        return value
+    return _creation.tensor(value)
+
+
+_tensor_backward.__name__, _tensor_backward.__qualname__ = "backward", "Tensor.backward"
+_node_call.__name__, _node_call.__qualname__ = "__call__", "Node.__call__"
+Tensor.backward = _tensor_backward  # type: ignore[method-assign]
+Node.__call__ = _node_call  # type: ignore[method-assign]

@@ -11,8 +11,12 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import forward_ad, grad_mode
-from .graph import SECOND_BACKWARD_MESSAGE, Node, SavedTensor, node_watchers
+from .._autograd import grad_mode
+from .._autograd import tangents as _tangents
+from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, node_watchers
+from .._backward.saved import SavedTensor
+from .._creation import zeros, zeros_like
+from .._tensor import Tensor
 
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
 
@@ -21,8 +25,6 @@ class FunctionCtx:
     """What `forward` can record for `backward`: saved tensors and flags."""
 
     def save_for_backward(self, *tensors: Any) -> None:
-        from .._tensor import Tensor
-
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(
@@ -51,8 +53,6 @@ class FunctionCtx:
 
 
 def _check_tensors(tensors: tuple[Any, ...], message: str) -> None:
-    from .._tensor import Tensor
-
     if not all(isinstance(t, Tensor) for t in tensors):
         raise RuntimeError(message)
 
@@ -97,8 +97,6 @@ class BackwardCFunction(Node, FunctionCtx):
     def _apply(
         self, grad_outputs: list[Any], needed: Sequence[bool] | None = None
     ) -> Sequence[Any]:
-        from .._creation import zeros
-
         grads = list(grad_outputs) + [None] * (len(self._output_meta) - len(grad_outputs))
         if self.materialize_grads:
             # Non-tensor outputs (no dtype) keep a None gradient.
@@ -180,15 +178,13 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        from .._tensor import Tensor
-
         ctx = cls._backward_cls()
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx._tensor_positions = positions
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         recording = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         uses_setup = cls.setup_context is not Function.setup_context
-        with grad_mode.no_grad(), forward_ad._no_push():  # the Function's jvp gives tangents
+        with grad_mode.no_grad(), _tangents._no_push():  # the Function's jvp gives tangents
             if uses_setup:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
@@ -204,7 +200,7 @@ class Function(metaclass=FunctionMeta):
         else:
             ctx._saved = [_save(t, ()) for t in ctx._to_save]
         ctx._to_save = ()
-        if forward_ad._active:
+        if _tangents._active:
             _push_forward(cls, ctx, args, outputs)
         return outputs[0] if single else outputs
 
@@ -213,10 +209,7 @@ def _push_forward(
     cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], outputs: tuple[Any, ...]
 ) -> None:
     """Forward mode through a custom Function: its `jvp` maps input tangents to output ones."""
-    from .._creation import zeros_like
-    from .._tensor import Tensor
-
-    tangents = [forward_ad.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    tangents = [_tangents.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tangents):
         return
     if cls.jvp is Function.jvp:
@@ -231,7 +224,7 @@ def _push_forward(
         ]
     ctx._in_jvp = True
     try:
-        result = forward_ad._without_push(lambda: cls.jvp(ctx, *tangents))
+        result = _tangents._without_push(lambda: cls.jvp(ctx, *tangents))
     finally:
         ctx._in_jvp = False
     result = result if isinstance(result, tuple) else (result,)
@@ -251,7 +244,7 @@ def _push_forward(
                 f"original Tensor, this is not supported. Tensor is of size {list(out.shape)} "
                 f"while the given forward gradient is of size {list(tangent.shape)}."
             )
-        forward_ad.set_tangent(out, tangent)
+        _tangents.set_tangent(out, tangent)
 
 
 def _own_output(out: Any, args: tuple[Any, ...], ctx: BackwardCFunction, recording: bool) -> Any:
@@ -260,8 +253,6 @@ def _own_output(out: Any, args: tuple[Any, ...], ctx: BackwardCFunction, recordi
     Without a graph being recorded, a dirty input that requires grad also comes
     back as an alias (one that does not require grad), as in PyTorch.
     """
-    from .._tensor import Tensor
-
     if not isinstance(out, Tensor) or not _among(out, args):
         return out
     if not _among(out, ctx._dirty) or (not recording and out._requires_grad):
@@ -275,8 +266,6 @@ def _connect(
     ctx: BackwardCFunction, inputs: list[Any], outputs: tuple[Any, ...], raw: tuple[Any, ...]
 ) -> None:
     """Make `outputs` (`raw`, what forward returned, after aliasing) outputs of `ctx`."""
-    from .._tensor import Tensor
-
     ctx._next = tuple(t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs)
     ctx._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
     meta: list[tuple[Any, Any]] = []
@@ -332,7 +321,6 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
     the results come back requiring grad through an `Error` node, so that a
     later backward through them raises, as in PyTorch.
     """
-    from .._tensor import Tensor
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:

@@ -1,15 +1,18 @@
-"""Grad modes: whether ops record the graph.
+"""Grad modes, public home: `no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`.
 
-Thread-local; each is both a context manager and a decorator.
+Defined below Tensor, in `chainrule._autograd.grad_mode` (every op reads them).
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
-import threading
-from collections.abc import Callable
-from typing import Any, TypeVar
+from .._autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 __all__ = [
     "enable_grad",
@@ -19,166 +22,3 @@ __all__ = [
     "no_grad",
     "set_grad_enabled",
 ]
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-class _State(threading.local):
-    grad_enabled: bool = True
-    inference: bool = False
-
-
-_state = _State()
-
-
-def is_grad_enabled() -> bool:
-    """True when ops on tensors that require grad record the graph."""
-    return _state.grad_enabled
-
-
-def _set(enabled: bool) -> None:
-    _state.grad_enabled = enabled
-
-
-class _GradModeContext:
-    """Base for grad-mode switches: `with mode():` and `@mode()` (or `@mode`)."""
-
-    _enabled: bool
-
-    def __init__(self) -> None:
-        self._prev: list[bool] = []
-
-    def __enter__(self) -> None:
-        self._prev.append(is_grad_enabled())
-        _set(self._enabled)
-
-    def __exit__(self, *exc: object) -> None:
-        _set(self._prev.pop())
-
-    def clone(self) -> _GradModeContext:
-        return type(self)()
-
-    def __call__(self, fn: F) -> F:
-        if inspect.isclass(fn):
-            raise TypeError(f"{type(self).__name__} cannot decorate a class")
-        if inspect.isgeneratorfunction(fn):
-            return self._wrap_generator(fn)
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with self.clone():
-                return fn(*args, **kwargs)
-
-        return wrapper  # type: ignore[return-value]
-
-    def _wrap_generator(self, fn: F) -> F:
-        # The mode must hold while the generator runs, not while it is created,
-        # and must not leak to the caller between steps.
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            gen = fn(*args, **kwargs)
-            try:
-                with self.clone():
-                    item = next(gen)
-                while True:
-                    try:
-                        sent = yield item
-                    except GeneratorExit:
-                        gen.close()
-                        raise
-                    with self.clone():
-                        item = gen.send(sent)
-            except StopIteration as stop:
-                return stop.value
-
-        return wrapper  # type: ignore[return-value]
-
-
-class _NoArgDecorator(type):
-    """Lets `@no_grad` be used without parentheses, as PyTorch allows."""
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        if len(args) == 1 and not kwargs and callable(args[0]) and cls is not set_grad_enabled:
-            return super().__call__()(args[0])
-        return super().__call__(*args, **kwargs)
-
-
-class no_grad(_GradModeContext, metaclass=_NoArgDecorator):
-    """Ops run inside `no_grad` record no graph; their results do not require grad."""
-
-    _enabled = False
-
-
-class enable_grad(_GradModeContext, metaclass=_NoArgDecorator):
-    """Turns recording back on inside a `no_grad` block."""
-
-    _enabled = True
-
-
-class set_grad_enabled(_GradModeContext, metaclass=_NoArgDecorator):
-    """Sets grad mode at once (like a function call) and restores it on leaving a `with` block."""
-
-    def __init__(self, mode: bool) -> None:
-        super().__init__()
-        self._enabled = bool(mode)
-        self._prev.append(is_grad_enabled())
-        _set(self._enabled)
-
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *exc: object) -> None:
-        _set(self._prev.pop())
-
-    def __call__(self, fn: F) -> F:
-        # Used as a decorator: undo the switch the constructor made.
-        _set(self._prev.pop())
-        return super().__call__(fn)
-
-    def clone(self) -> set_grad_enabled:
-        return set_grad_enabled(self._enabled)
-
-
-def is_inference_mode_enabled() -> bool:
-    """True inside `inference_mode()`."""
-    return _state.inference
-
-
-_INFERENCE_WRITE = (
-    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
-    "clone to get a normal tensor before doing inplace update.See "
-    "https://github.com/pytorch/rfcs/pull/17 for more details."
-)
-_INFERENCE_SAVE = (
-    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
-    "inference mode in computation tracked by autograd. To work around this, you can make a "
-    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
-    "`torch.inference_mode()`."
-)
-
-
-class inference_mode(_GradModeContext, metaclass=_NoArgDecorator):
-    """Like `no_grad`, and tensors made inside are *inference tensors*.
-
-    An inference tensor can never enter autograd later: saving one for backward,
-    writing into one, or making one require grad outside the mode raises.
-    """
-
-    def __init__(self, mode: bool = True) -> None:
-        super().__init__()
-        self.mode = bool(mode)
-        self._prev_inference: list[bool] = []
-
-    def __enter__(self) -> None:
-        self._prev.append(_state.grad_enabled)
-        self._prev_inference.append(_state.inference)
-        if self.mode:
-            _state.grad_enabled = False
-        _state.inference = self.mode
-
-    def __exit__(self, *exc: object) -> None:
-        _state.grad_enabled = self._prev.pop()
-        _state.inference = self._prev_inference.pop()
-
-    def clone(self) -> inference_mode:
-        return inference_mode(self.mode)

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._tensor import Tensor
+
 
 class _VariableMeta(type):
     def __instancecheck__(cls, obj: Any) -> bool:
-        from .._tensor import Tensor
-
         return isinstance(obj, Tensor)
 
     def __call__(cls, data: Any = None, requires_grad: bool = False, volatile: bool = False) -> Any:
-        from .._tensor import Tensor
-
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         t = data.detach()

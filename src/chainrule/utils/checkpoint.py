@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .. import _creation
+from .._tensor import Tensor
+from ..autograd import grad as autograd_grad
 from ..autograd import grad_mode
 from ..autograd.function import Function
 
@@ -39,8 +41,6 @@ _USE_REENTRANT_WARNING = (
 
 
 def _is_tensor(obj: Any) -> bool:
-    from .._tensor import Tensor
-
     return isinstance(obj, Tensor)
 
 
@@ -111,8 +111,6 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        from ..autograd import grad as autograd_grad
-
         create_graph = grad_mode.is_grad_enabled()
         inputs = list(ctx.others)
         for i, t in zip(ctx.tensor_index, ctx.saved_tensors, strict=True):

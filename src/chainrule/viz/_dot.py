@@ -240,6 +240,7 @@ class GraphView:
         if not self.interactive and graphviz_available():
             return None  # the SVG is shown; the same picture again would double the output
         try:
+            # Imported on use: where the interactive page cannot load, the text stands in.
             from ._html import to_html
         except ImportError:
             return f"<pre>{html.escape(self.text())}</pre>"

@@ -16,8 +16,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from .._backward.engine import current_graph_task, run_backward
 from ..autograd import grad_mode
-from ..autograd.engine import current_graph_task, run_backward
 from ..autograd.graph import AccumulateGrad, Node, backward_watchers
 from ._names import NameTable
 from ._rules import Derivative, derivatives

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.engine import current_graph_task
+from .._backward.engine import current_graph_task
 from ..autograd.graph import AccumulateGrad, Node, backward_watchers, node_watchers
 
 __all__ = ["Recording", "record"]

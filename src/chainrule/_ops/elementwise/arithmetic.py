@@ -18,6 +18,7 @@ from ..primitive import (
 )
 from ..quiet import quiet
 from .conditional import where
+from .division import div_rounded
 from .forwards import (
     binary_forward,
     number_forward,
@@ -193,8 +194,6 @@ multiply = mul
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division (integers give floats), broadcasting."""
     if rounding_mode is not None:
-        from .division import div_rounded
-
         return div_rounded(input, other, rounding_mode)
     dt, (a, b) = as_operands(input, other)
     if dt._category != 2:  # integers and bools divide to the default float

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._autograd import grad_mode
 from ..._tensor import Tensor
-from ...autograd import grad_mode
 from ..inplace import (
     LEAF_VIEW_INPLACE,
     apply_inplace,

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._autograd import grad_mode
 from ..._ops.elementwise.conditional import where
 from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
-from ...autograd import grad_mode
 
 
 def scalar_name(t: Tensor) -> str:

@@ -11,16 +11,14 @@ import heapq
 import itertools
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
-from . import anomaly_mode as _anomaly
-from . import grad_mode
-from .graph import AccumulateGrad, Node, backward_watchers, tensor_type
+from .._autograd import anomaly_mode as _anomaly
+from .._autograd import grad_mode
+from .._autograd.node import AccumulateGrad, Node, backward_watchers
+from .._dtype import from_numpy_dtype
+from .._tensor import Tensor, legacy_type_name
 
-if TYPE_CHECKING:
-    from .._tensor import Tensor
-
-__all__ = ["run_backward", "validate_grads"]
+__all__ = ["GraphTask", "current_graph_task", "run_backward", "validate_grads"]
 
 Edge = tuple[Node, int]
 
@@ -111,20 +109,14 @@ def _collect(
     return deps, runs, leads, needs
 
 
-def validate_grads(
-    node: Node, grads: Sequence[Tensor | None], tensor_cls: Any = None
-) -> list[Tensor | None]:
-    """Check what a node returned and undo broadcasting and dtype changes (the one place).
-
-    (`tensor_cls` is the Tensor class, when the caller has it at hand.)"""
+def validate_grads(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | None]:
+    """Check what a node returned and undo broadcasting and dtype changes (the one place)."""
     edges = node._next
     if len(grads) != len(edges):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients "
             f"(expected {len(edges)}, got {len(grads)})"
         )
-    if tensor_cls is None:
-        tensor_cls = tensor_type()
     meta = node._input_meta
     out = grads if type(grads) is list else list(grads)
     for i, g in enumerate(out):
@@ -133,7 +125,7 @@ def validate_grads(
         if edges[i][0] is None:
             out[i] = None
             continue
-        if type(g) is not tensor_cls and not isinstance(g, tensor_cls):
+        if type(g) is not Tensor and not isinstance(g, Tensor):
             raise TypeError(
                 f"function {node.name()} returned a gradient of type {type(g).__name__} at "
                 f"index {i}; expected a Tensor or None"
@@ -144,14 +136,8 @@ def validate_grads(
             if data.shape != shape:
                 g = out[i] = _sum_to(g, shape, node, i)
             if data.dtype != dtype:
-                out[i] = g.to(_dtype_of(dtype))
+                out[i] = g.to(from_numpy_dtype(dtype))
     return out
-
-
-def _dtype_of(np_dtype: object) -> object:
-    from .._dtype import from_numpy_dtype
-
-    return from_numpy_dtype(np_dtype)
 
 
 def _sum_to(g: Tensor, shape: tuple[int, ...], node: Node, index: int) -> Tensor:
@@ -197,7 +183,6 @@ def run_backward(
     ready = [(-n._seq, id(n), n) for n in root_nodes if n not in deps]
     heapq.heapify(ready)
     pop, push = heapq.heappop, heapq.heappush
-    tensor_cls = tensor_type()
 
     prev_task = current_graph_task()
     _current.task = GraphTask(leads if leads is not None else runs)
@@ -224,7 +209,7 @@ def run_backward(
             if node in runs and (accumulate or type(node) is not AccumulateGrad):
                 if grads[0] is not None or any(g is not None for g in grads):
                     grad_inputs = validate_grads(
-                        node, node._apply(grads, needs.get(node) if needs else None), tensor_cls
+                        node, node._apply(grads, needs.get(node) if needs else None)
                     )
                     if node._hooks:
                         grad_inputs = _call_post_hooks(node, grad_inputs, grads)
@@ -307,8 +292,6 @@ def _pre_process(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
 
 def _check_hook_result(hook: object, old: Tensor | None, new: object) -> Tensor:
     """A tensor hook may replace the gradient, but not change its type or size (PyTorch's words)."""
-    from .._tensor import Tensor, legacy_type_name
-
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     assert old is not None

@@ -1,0 +1,170 @@
+"""`backward` and `grad`: a backward pass from outputs, accumulated into `.grad` or returned."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._backward.engine import run_backward
+from .._creation import zeros_like
+from .._tensor import Tensor
+
+__all__ = ["backward", "grad"]
+
+
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_grads(
+    outputs: Sequence[Tensor], grads: Sequence[Any], is_grads_batched: bool = False
+) -> list[Tensor]:
+    """Check the gradients given for `outputs`; an omitted one is 1 for a scalar output."""
+    out_grads = []
+    # zip stops at the shorter (as PyTorch): the caller checks the count afterwards.
+    for i, (out, g) in enumerate(zip(outputs, grads, strict=False)):
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        if isinstance(g, Tensor):
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and "
+                    f"output[{i}] has a shape of {out.shape!r}."
+                )
+            if g._data.dtype != out._data.dtype:
+                g = g.to(out.dtype)
+        elif out._requires_grad:
+            data = out._data
+            if data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if data.dtype.kind != "f":
+                raise RuntimeError(
+                    "grad can be implicitly created only for real scalar outputs but got "
+                    f"{out.dtype!r}"
+                )
+            # ones_like(out), without its argument handling: this runs on every backward.
+            g = Tensor._make(np.ones(data.shape, data.dtype))
+        out_grads.append(g)
+    return out_grads
+
+
+def _root_edges(outputs: Sequence[Tensor]) -> list[tuple[Any, int]]:
+    edges = []
+    for i, out in enumerate(outputs):
+        if not out._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        edges.append(out._gradient_edge())
+    return edges
+
+
+def _check_lengths(outputs: Sequence[Any], grads: Sequence[Any]) -> None:
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Tensor | Sequence[Tensor] | None = None,
+) -> None:
+    """Accumulate into leaves' `.grad` the vector-Jacobian products of `tensors`.
+
+    `grad_tensors` are the vectors (one per tensor; omitted ones default to 1 for
+    scalar outputs). With `inputs`, only those tensors accumulate a gradient.
+    """
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    outputs = _as_tuple(tensors)
+    if inputs is not None:
+        inputs_t = _as_tuple(inputs)
+        if len(inputs_t) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    else:
+        inputs_t = ()
+    if grad_tensors is None:
+        grads: tuple[Any, ...] = (None,) * len(outputs)
+    elif isinstance(grad_tensors, Tensor):
+        grads = (grad_tensors,)
+    else:
+        grads = tuple(grad_tensors)  # a number fails here, as in PyTorch
+    root_grads = _make_grads(outputs, grads)
+    _check_lengths(outputs, root_grads)
+    roots = _root_edges(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    captures = None
+    if inputs_t:
+        # As PyTorch: a non-leaf input retains its grad (from now on), which is how its
+        # .grad gets filled; an input that does not require grad fails here.
+        for t in inputs_t:
+            t.retain_grad()
+        captures = [t._gradient_edge() for t in inputs_t]
+    run_backward(roots, root_grads, retain_graph, create_graph, captures)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The vector-Jacobian products of `outputs` with respect to `inputs`, as a tuple.
+
+    Unlike `backward`, nothing is accumulated into `.grad`.
+    """
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outs = _as_tuple(outputs)
+    ins = _as_tuple(inputs)
+    if grad_outputs is None:
+        gouts: tuple[Any, ...] = (None,) * len(outs)
+    elif isinstance(grad_outputs, Tensor):
+        gouts = (grad_outputs,)
+    else:
+        gouts = tuple(grad_outputs)  # a number fails here, as in PyTorch
+    for t in ins:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
+    root_grads = _make_grads(outs, gouts)
+    _check_lengths(outs, root_grads)
+    roots = _root_edges(outs)  # outputs are checked before inputs, as in PyTorch
+    for t in ins:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    captures = [t._gradient_edge() for t in ins]
+    result = run_backward(roots, root_grads, retain_graph, create_graph, captures, accumulate=False)
+    out: list[Tensor | None] = []
+    for i, (t, g) in enumerate(zip(ins, result, strict=True)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                g = zeros_like(t)
+        out.append(g)
+    return tuple(out)

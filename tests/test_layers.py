@@ -190,3 +190,41 @@ def test_imports_point_downward() -> None:
         f"{a} -> {b}" for a in sorted(graph) for b in sorted(graph[a]) if _layer(b) > _layer(a)
     ]
     assert not upward, "\n".join(upward)
+
+
+# The op library's own layers, lowest first: the core, then the families in the order
+# they may import each other (a family imports only the core and the families before it).
+OP_LAYERS = [
+    ("primitive", "quiet", "inplace", "view_tracking", "forward_mode"),
+    ("elementwise", "shape"),
+    ("indexing",),
+    ("reduction", "linalg", "special"),
+]
+
+
+def _op_layer(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[:2] != ["chainrule", "_ops"] or len(parts) < 3:
+        return None
+    for i, names in enumerate(OP_LAYERS):
+        if parts[2] in names:
+            return i
+    raise AssertionError(f"{module} belongs to no layer of the op library: add it to OP_LAYERS")
+
+
+def test_op_families_import_downward() -> None:
+    graph = _import_graph()
+    wrong = []
+    for a in sorted(graph):
+        layer_a = _op_layer(a)
+        if layer_a is None:
+            continue
+        family_a = a.split(".")[2]
+        for b in sorted(graph[a]):
+            layer_b = _op_layer(b)
+            if layer_b is None or b.split(".")[2] == family_a:
+                continue
+            # The core's modules may use each other; families of one layer may not.
+            if layer_b > layer_a or (layer_b == layer_a and layer_a > 0):
+                wrong.append(f"{a} -> {b}")
+    assert not wrong, "\n".join(wrong)

@@ -35,6 +35,7 @@ _cross: Primitive = Primitive(
         lambda g, n: _cross(n.other, g, dim=n.dim, dt=g._data.dtype),
         lambda g, n: _cross(g, n.self, dim=n.dim, dt=g._data.dtype),
     ),
+    formulas=("cross(other, grad) along dim {dim}", "cross(grad, self) along dim {dim}"),
     tangent="multilinear",
 )
 
@@ -132,6 +133,10 @@ _cdist = Primitive(
     grads=(
         lambda g, n: _cdist_grad(g, n.x1, n.x2, n.result, n.p, first=True),
         lambda g, n: _cdist_grad(g, n.x1, n.x2, n.result, n.p, first=False),
+    ),
+    formulas=(
+        "Σ_j grad_ij * sign(x1_i - x2_j) |x1_i - x2_j|^(p - 1) / result_ij^(p - 1), p = {p}",
+        "-Σ_i grad_ij * sign(x1_i - x2_j) |x1_i - x2_j|^(p - 1) / result_ij^(p - 1), p = {p}",
     ),
 )
 

@@ -264,8 +264,7 @@ def _materialize(
 
 
 _node_classes: dict[str, type[OpNode]] = {}
-# Every Primitive made: what tools and tests that look at all the ops walk.
-declared: weakref.WeakSet[Primitive] = weakref.WeakSet()
+declared: weakref.WeakSet[Primitive] = weakref.WeakSet()  # every Primitive made, for tools
 
 
 def node_class(name: str) -> type[OpNode]:
@@ -288,11 +287,10 @@ class Primitive:
     input `i`, and the forward receives the arrays as one list. `outputs` names
     the results of an op with several (`("Q", "R")`): its forward returns a tuple
     of arrays, the op a tuple of tensors, and each rule gets the tuple of their
-    gradients (zeros for outputs that received none). `formulas` says each rule as
-    `viz.explain` prints it, one per input (None where the rule is): the local
-    derivative ∂result/∂input where the rule multiplies grad by it entry by entry
-    (`cos(self)`), else the vector-Jacobian product itself (`grad · mat2ᵀ`), the only
-    kind that names `grad`; `{param}` shows a parameter's value.
+    gradients (zeros for outputs that received none). `formulas` say the rules for
+    `viz.explain`, one per input (None where the rule is): ∂result/∂input where the rule
+    multiplies grad by it entry by entry (`cos(self)`), else the vector-Jacobian product,
+    the only kind that names grad (`grad · mat2ᵀ`); `{param}` shows a parameter's value.
     """
 
     def __init__(

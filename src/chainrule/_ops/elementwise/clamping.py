@@ -92,7 +92,7 @@ _clamp_scalar = Primitive(
     "ClampBackward1",
     quiet(_clamp_numbers),
     grads=(lambda g, n: where(_within(n.self, n.lo, n.hi), g, 0.0),),
-    formulas=("1 where {lo} ≤ self ≤ {hi}, else 0",),
+    formulas=("1 where {lo:-∞} ≤ self ≤ {hi:∞}, else 0",),
     tangent="elementwise",
 )
 _clamp_tensor = Primitive(

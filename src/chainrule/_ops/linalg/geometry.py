@@ -135,8 +135,9 @@ _cdist = Primitive(
         lambda g, n: _cdist_grad(g, n.x1, n.x2, n.result, n.p, first=False),
     ),
     formulas=(
-        "Σ_j grad_ij * sign(x1_i - x2_j) |x1_i - x2_j|^(p - 1) / result_ij^(p - 1), p = {p}",
-        "-Σ_i grad_ij * sign(x1_i - x2_j) |x1_i - x2_j|^(p - 1) / result_ij^(p - 1), p = {p}",
+        "Σ_j grad[i, j] * sign(d) * |d|^(p - 1) / result[i, j]^(p - 1), d = x1[i] - x2[j], p = {p}",
+        "-Σ_i grad[i, j] * sign(d) * |d|^(p - 1) / result[i, j]^(p - 1), d = x1[i] - x2[j], "
+        "p = {p}",
     ),
 )
 

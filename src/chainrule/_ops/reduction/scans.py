@@ -109,7 +109,7 @@ _cumprod = Primitive(
     "CumprodBackward0",
     _scan_forward(np.cumprod),
     grads=(lambda g, n: _cumprod_grad(g, n.self, n.result, n.dim),),
-    formulas=("Σ_(i ≥ k) grad_i * result_i / self_k along dim {dim}",),
+    formulas=("Σ_(i ≥ k) grad[i] * result[i] / self[k] along dim {dim}",),
 )
 
 
@@ -188,7 +188,7 @@ _logcumsumexp = Primitive(
     "LogcumsumexpBackward0",
     _logcumsumexp_forward,
     grads=(lambda g, n: _logcumsumexp_grad(g, n.self, n.result, n.dim),),
-    formulas=("Σ_(i ≥ k) grad_i * exp(self_k - result_i) along dim {dim}",),
+    formulas=("Σ_(i ≥ k) grad[i] * exp(self[k] - result[i]) along dim {dim}",),
 )
 
 

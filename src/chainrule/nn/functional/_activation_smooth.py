@@ -58,6 +58,12 @@ def _elu_rule(g: Tensor, n: Any) -> Tensor:
     return g * where(positive, n.scale, slope)
 
 
+_ELU_FORMULAS = (
+    "scale where self > 0, else alpha * scale * s * exp(s * self); "
+    "alpha = {alpha}, scale = {scale}, s = {grad_input_scale}",
+)
+
+
 def _elu_result_rule(g: Tensor, n: Any) -> Tensor:
     if n.alpha < 0:
         raise RuntimeError(NEGATIVE_SLOPE_INPLACE.format(name="elu"))
@@ -65,44 +71,38 @@ def _elu_result_rule(g: Tensor, n: Any) -> Tensor:
     return g * where(n.result > 0, n.scale, slope)
 
 
+_ELU_RESULT_FORMULAS = (
+    "scale where result > 0, else (result + alpha * scale) * s; "
+    "alpha = {alpha}, scale = {scale}, s = {grad_input_scale}",
+)
+
+
 _elu = Primitive(
     "EluBackward0",
     _elu_forward_op,
     grads=(_elu_rule,),
-    formulas=(
-        "scale where self > 0, else alpha * scale * s * exp(s * self); "
-        "alpha = {alpha}, scale = {scale}, s = {grad_input_scale}",
-    ),
+    formulas=_ELU_FORMULAS,
     tangent="elementwise",
 )
 _elu_result = Primitive(
     "EluBackward1",
     _elu_forward_op,
     grads=(_elu_result_rule,),
-    formulas=(
-        "scale where result > 0, else (result + alpha * scale) * s; "
-        "alpha = {alpha}, scale = {scale}, s = {grad_input_scale}",
-    ),
+    formulas=_ELU_RESULT_FORMULAS,
     tangent="elementwise",
 )
 _celu = Primitive(
     "CeluBackward0",
     _elu_forward_op,
     grads=(_elu_rule,),
-    formulas=(
-        "scale where self > 0, else alpha * scale * s * exp(s * self); "
-        "alpha = {alpha}, scale = {scale}, s = {grad_input_scale}",
-    ),
+    formulas=_ELU_FORMULAS,
     tangent="elementwise",
 )
 _celu_result = Primitive(
     "CeluBackward1",
     _elu_forward_op,
     grads=(_elu_result_rule,),
-    formulas=(
-        "scale where result > 0, else (result + alpha * scale) * s; "
-        "alpha = {alpha}, scale = {scale}, s = {grad_input_scale}",
-    ),
+    formulas=_ELU_RESULT_FORMULAS,
     tangent="elementwise",
 )
 

@@ -288,7 +288,7 @@ class _Narrator:
         name = self._target(*edge)
         head = f"  {slot} = {name}: " if name else f"  {slot}: "
         local = ""
-        value = local_value(node, d, g, gi) if d.elementwise else None
+        value = local_value(node, d, g, gi)  # None for a vector-Jacobian product
         if d.elementwise:
             rhs = d.rhs
             local = f"∂{made or 'result'}/∂{name or slot}"

@@ -1,9 +1,6 @@
-"""The local derivative of every input of a node, as its op declares it (`Primitive.formulas`).
-
-Elementwise rules give a derivative per entry (`∂result/∂self = other`); the others are
-written as the vector-Jacobian product itself (`grad_self = grad · mat2ᵀ`). Their numbers
-are read off what the engine computed, never worked out again here.
-"""
+"""Each input's derivative formula as the node's op declares it (`Primitive.formulas`): per
+entry for elementwise rules (`∂result/∂self = other`), else the vector-Jacobian product
+(`grad_self = grad · mat2ᵀ`); and its numbers, read off what the engine computed."""
 
 from __future__ import annotations
 

@@ -97,6 +97,7 @@ copy_slices = Primitive(
     lambda base, src, **_: base,
     inputs=("self", "src"),
     grads=(lambda g, n: g * n.keep, lambda g, n: n.region(g)),
+    formulas=("grad, with zeros where src was written", "grad at the region src was written to"),
 )
 
 

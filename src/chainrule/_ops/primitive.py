@@ -230,6 +230,7 @@ def _materialize(
 
 
 _node_classes: dict[str, type[OpNode]] = {}
+declared: weakref.WeakSet[Primitive] = weakref.WeakSet()  # every Primitive made, for tools
 
 
 def node_class(name: str) -> type[OpNode]:
@@ -252,7 +253,10 @@ class Primitive:
     input `i`, and the forward receives the arrays as one list. `outputs` names
     the results of an op with several (`("Q", "R")`): its forward returns a tuple
     of arrays, the op a tuple of tensors, and each rule gets the tuple of their
-    gradients (zeros for outputs that received none).
+    gradients (zeros for outputs that received none). `formulas` say the rules for
+    `viz.explain`, one per input (None where the rule is): ∂result/∂input where the rule
+    multiplies grad by it entry by entry (`cos(self)`), else the vector-Jacobian product,
+    the only kind that names grad (`grad · mat2ᵀ`); `{param}` shows a parameter's value.
     """
 
     def __init__(
@@ -265,6 +269,7 @@ class Primitive:
         variadic: bool = False,
         outputs: Sequence[str] = ("result",),
         tangent: str | Callable[..., Any] | None = None,
+        formulas: Sequence[str | None] | None = None,
     ) -> None:
         self.variadic = variadic
         # How forward mode gets this op's tangent (see forward_mode.push_forward):
@@ -293,6 +298,8 @@ class Primitive:
             for rule in self.grads
         )
         self._save_plans: dict[tuple[bool, ...], SavePlan] = {}
+        self.formulas = None if formulas is None else tuple(formulas)
+        declared.add(self)
 
     def save_plan(self, requires_grad: tuple[bool, ...]) -> SavePlan:
         """What a node saves, given which of its inputs require grad: (index, name) of

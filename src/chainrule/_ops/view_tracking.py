@@ -25,8 +25,10 @@ __all__ = [
 ]
 
 
-def _index_pair(name: str, view: bool) -> Primitive:
-    """An indexing op and its gradient op (scatter into zeros); each is the other's rule."""
+def _index_pair(name: str, view: bool, formula: str) -> Primitive:
+    """An indexing op and its gradient op (scatter into zeros); each is the other's rule.
+
+    `formula` says the indexing op's rule (the scatter), as Primitive's `formulas` do."""
 
     def scatter(g: np.ndarray, key: Any, self_sizes: Any, advanced: bool) -> np.ndarray:
         out = np.zeros(tuple(self_sizes), dtype=g.dtype)
@@ -41,6 +43,7 @@ def _index_pair(name: str, view: bool) -> Primitive:
         scatter,
         inputs=("grad",),
         grads=(lambda g, n: forward(g, key=n.key, self_sizes=None, advanced=n.advanced),),
+        formulas=("grad{key}",),
         tangent="linear",
     )
     forward = Primitive(
@@ -48,20 +51,33 @@ def _index_pair(name: str, view: bool) -> Primitive:
         # The trailing `...` keeps an integer-only index a 0-d view, not a NumPy scalar copy.
         (lambda a, key, **_: a[(*key, Ellipsis)]) if view else (lambda a, key, **_: a[key]),
         grads=(lambda g, n: backward(g, key=n.key, self_sizes=n.self_sizes, advanced=n.advanced),),
+        formulas=(formula,),
         view=view,
         tangent="linear",
     )
     return forward
 
 
-_select = _index_pair("SelectBackward0", view=True)
-_slice = _index_pair("SliceBackward0", view=True)
-_index = _index_pair("IndexBackward0", view=False)
+_select = _index_pair(
+    "SelectBackward0", view=True, formula="zeros of shape {in_shape} with grad at self{key}"
+)
+_slice = _index_pair(
+    "SliceBackward0", view=True, formula="zeros of shape {in_shape} with grad at self{key}"
+)
+_index = _index_pair(
+    "IndexBackward0", view=False, formula="zeros of shape {in_shape} with grad added at self{key}"
+)
 # `x[...]`, `x[()]`, `x[:, :]`: an index that keeps everything is an alias (a plain view).
-_alias = Primitive("AliasBackward0", lambda a: a.view(), grads=(lambda g, n: g,), view=True)
+_alias = Primitive(
+    "AliasBackward0", lambda a: a.view(), grads=(lambda g, n: g,), formulas=("1",), view=True
+)
 # The grad_fn a view gets after an in-place write to its base (or another view of it):
 # a gather of the view's elements from the base, whatever views made it.
-_as_strided = _index_pair("AsStridedBackward0", view=False)
+_as_strided = _index_pair(
+    "AsStridedBackward0",
+    view=False,
+    formula="zeros of the base's shape with grad added where the view was",
+)
 
 
 def regenerate_view_node(view: Tensor) -> None:
@@ -77,7 +93,9 @@ def regenerate_view_node(view: Tensor) -> None:
 
 
 # The primal `forward_ad.unpack_dual` gives back: an alias named as PyTorch names it.
-_identity = Primitive("Identity", lambda a: a.view(), grads=(lambda g, n: g,), view=True)
+_identity = Primitive(
+    "Identity", lambda a: a.view(), grads=(lambda g, n: g,), formulas=("1",), view=True
+)
 
 
 def identity_view(t: Tensor) -> Tensor:
@@ -125,10 +143,18 @@ class MultiView:
     number of outputs, so one is made per count. Each view records the forward
     that made it (`Split`, `Unbind`) as `_multi_view`, for the in-place check:
     PyTorch forbids modifying these views in place where a gradient is recorded.
+    `formula` says the rule, as Primitive's `formulas` do.
     """
 
-    def __init__(self, name: str, forward: Callable[..., tuple[np.ndarray, ...]], rule: MultiRule):
+    def __init__(
+        self,
+        name: str,
+        forward: Callable[..., tuple[np.ndarray, ...]],
+        rule: MultiRule,
+        formula: str,
+    ):
         self.name, self.forward, self.rule = name, forward, rule
+        self.formula = formula
         self._prims: dict[int, Primitive] = {}
 
     def _prim(self, count: int) -> Primitive:
@@ -140,12 +166,20 @@ class MultiView:
                     self.name,
                     lambda a, **params: forward(a, **params)[0],
                     grads=(lambda g, n: rule((g,), n),),
+                    formulas=(self.formula,),
                     view=True,
                 )
             else:
                 names = tuple(f"result{i}" for i in range(count))
                 # The rule gets a tuple of gradients, which the Rule type does not spell.
-                prim = Primitive(self.name, forward, grads=(rule,), outputs=names, tangent="linear")  # type: ignore[arg-type]
+                prim = Primitive(
+                    self.name,
+                    forward,
+                    grads=(rule,),  # type: ignore[arg-type]
+                    formulas=(self.formula,),
+                    outputs=names,
+                    tangent="linear",
+                )
             self._prims[count] = prim
         return prim
 

@@ -20,7 +20,7 @@ from .._backward.engine import current_graph_task, run_backward
 from ..autograd import grad_mode
 from ..autograd.graph import AccumulateGrad, Node, backward_watchers
 from ._names import NameTable
-from ._rules import Derivative, derivatives
+from ._rules import Derivative, derivatives, local_value
 from ._summary import summarize
 
 __all__ = ["explain"]
@@ -288,15 +288,16 @@ class _Narrator:
         name = self._target(*edge)
         head = f"  {slot} = {name}: " if name else f"  {slot}: "
         local = ""
+        value = local_value(node, d, g, gi)  # None for a vector-Jacobian product
         if d.elementwise:
-            rhs = d.formula.split(" = ", 1)[1]
+            rhs = d.rhs
             local = f"∂{made or 'result'}/∂{name or slot}"
             formula = f"{local} = {rhs}"
-            if d.value is not None:
-                value = self._fmt(d.value)
-                if rhs != value and not rhs.endswith(f" = {value}"):
-                    formula += f" = {value}"
-                if d.value.ndim == 0 and _numel(node, i) > 1:
+            if value is not None:
+                text = self._fmt(value)
+                if rhs != text and not rhs.endswith(f" = {text}"):
+                    formula += f" = {text}"
+                if value.ndim == 0 and _numel(node, i) > 1:
                     formula += " each"
         else:
             formula = d.formula
@@ -306,10 +307,10 @@ class _Narrator:
             return [head + formula, "    nothing sent (no requested input needs it)"]
         arrow = f"{name} ({_name(edge[0])})" if name else _name(edge[0])
         ident = slot.replace(" ", "")
-        if d.elementwise and d.value is not None and g is not None:
-            summed = _summed(g, d.value, gi)
-            if self._small(g) and self._small(d.value):
-                product = f"{self._fmt(g)} * {self._fmt(d.value)}"
+        if value is not None and g is not None:
+            summed = _summed(g, value, gi)
+            if self._small(g) and self._small(value):
+                product = f"{self._fmt(g)} * {self._fmt(value)}"
             else:
                 product = f"grad_output * {local}"
             sends = f"    grad_{ident} = {product}{summed} = {self._fmt(gi)} → {arrow}"

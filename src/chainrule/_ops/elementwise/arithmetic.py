@@ -30,6 +30,7 @@ _add: Primitive = Primitive(
     scaled_binary_forward(np.add),
     inputs=("self", "other"),
     grads=(lambda g, n: g, lambda g, n: g if n.alpha == 1 else g * n.alpha),
+    formulas=("1", "{alpha}"),
     tangent=lambda ts, p: _add(*tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha),
 )
 _subtract = scaled_binary_forward(np.subtract)
@@ -38,12 +39,14 @@ _sub: Primitive = Primitive(
     _subtract,
     inputs=("self", "other"),
     grads=(lambda g, n: g, lambda g, n: -g if n.alpha == 1 else g * -n.alpha),
+    formulas=("1", "-{alpha}"),
     tangent=lambda ts, p: _sub(*tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha),
 )
 _rsub = Primitive(  # other - self, for `number - tensor`: the number is no input (one edge)
     "RsubBackward1",
     lambda a, other, dt: np.subtract(other._data, a, dtype=dt),
     grads=(lambda g, n: -g,),
+    formulas=("-1",),
     tangent="elementwise",
 )
 _mul = Primitive(
@@ -51,6 +54,7 @@ _mul = Primitive(
     binary_forward(np.multiply),
     inputs=("self", "other"),
     grads=(lambda g, n: g * n.other, lambda g, n: g * n.self),
+    formulas=("other", "self"),
     tangent="multilinear",
 )
 
@@ -62,6 +66,7 @@ _mul_scalar: Primitive = Primitive(
     "MulBackward1",
     number_forward(np.multiply),
     grads=(lambda g, n: mul_scalar(g, n.other),),
+    formulas=("{other}",),
     tangent="linear",
 )
 
@@ -75,6 +80,7 @@ _div_scalar: Primitive = Primitive(  # the same for `/`: DivBackward1
     "DivBackward1",
     number_forward(np.true_divide),
     grads=(lambda g, n: g / n.other,),
+    formulas=("1/{other}",),
     tangent="linear",
 )
 
@@ -85,7 +91,11 @@ def div_scalar(input: Tensor, other: Any) -> Tensor:
 
 
 _add_scalar: Primitive = Primitive(  # the same for `+`: AddBackward1
-    "AddBackward1", number_forward(np.add), grads=(lambda g, n: g,), tangent="elementwise"
+    "AddBackward1",
+    number_forward(np.add),
+    grads=(lambda g, n: g,),
+    formulas=("1",),
+    tangent="elementwise",
 )
 
 
@@ -99,6 +109,7 @@ _div = Primitive(
     binary_forward(np.true_divide),
     inputs=("self", "other"),
     grads=(lambda g, n: g / n.other, lambda g, n: -g * (n.self / n.other / n.other)),
+    formulas=("1/other", "-self/other²"),
     tangent="elementwise",
 )
 
@@ -161,6 +172,7 @@ _rsub_tensor: Primitive = Primitive(  # other - alpha * self, both tensors
     lambda a, b, dt, alpha: _subtract(b, a, dt, alpha),
     inputs=("self", "other"),
     grads=(lambda g, n: -g if n.alpha == 1 else g * -n.alpha, lambda g, n: g),
+    formulas=("-{alpha}", "1"),
     tangent=lambda ts, p: _rsub_tensor(
         *tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha
     ),
@@ -208,7 +220,9 @@ divide = true_divide = div
 
 # --- unary ------------------------------------------------------------------------
 
-_neg = Primitive("NegBackward0", np.negative, grads=(lambda g, n: -g,), tangent="linear")
+_neg = Primitive(
+    "NegBackward0", np.negative, grads=(lambda g, n: -g,), formulas=("-1",), tangent="linear"
+)
 
 
 @tensor_method
@@ -241,6 +255,7 @@ _pow_scalar = Primitive(  # tensor ** number
             g * 0 if n.exponent == 0 else g * mul_scalar(n.self ** (n.exponent - 1), n.exponent)
         ),
     ),
+    formulas=("exponent * self^(exponent - 1), exponent = {exponent}",),
     tangent="elementwise",
 )
 _pow_tensor = Primitive(  # tensor ** tensor
@@ -251,6 +266,7 @@ _pow_tensor = Primitive(  # tensor ** tensor
         lambda g, n: where(n.exponent == 0, 0, g * n.exponent * n.self ** (n.exponent - 1)),
         lambda g, n: where((n.self == 0) & (n.exponent >= 0), 0, g * n.result * n.self.log()),
     ),
+    formulas=("exponent * self^(exponent - 1)", "result * log(self)"),
     tangent="elementwise",
 )
 _rpow = Primitive(  # number ** tensor: the number is no input (one edge), as in PyTorch
@@ -258,6 +274,7 @@ _rpow = Primitive(  # number ** tensor: the number is no input (one edge), as in
     lambda exponent, base, dt: np.power(base._data.astype(dt), exponent.astype(dt)),
     inputs=("exponent",),
     grads=(lambda g, n: where((n.base == 0) & (n.exponent >= 0), 0, g * n.result * n.base.log()),),
+    formulas=("result * log(base), base = {base}",),
     tangent="elementwise",
 )
 

@@ -250,6 +250,7 @@ class Undifferentiable:
                 "NotImplemented",
                 lambda *_, arrays, **p: forward(*arrays, **p),
                 grads=[lambda g, n: rule(g, n) for r in key if r],
+                formulas=[f"none: aten::{self.aten} has no derivative" for r in key if r],
                 inputs=[name for name, r in zip(self.inputs, key, strict=True) if r],
             )
             prim.node_cls = _NotImplementedNode
@@ -267,13 +268,16 @@ def _node(
     forward: Callable[..., Any],
     inputs: tuple[str, ...],
     rules: Sequence[Rule | None],
+    formulas: Sequence[str | None],
 ) -> Callable[..., Tensor] | None:
     if name is None:
         return None
     if name == "NotImplemented":
         return Undifferentiable(aten, forward, inputs)
     # Elementwise: forward mode applies each rule to its input's tangent.
-    return Primitive(name, forward, grads=rules, inputs=inputs, tangent="elementwise")
+    return Primitive(
+        name, forward, grads=rules, inputs=inputs, tangent="elementwise", formulas=formulas
+    )
 
 
 @dataclass
@@ -285,7 +289,8 @@ class Binary:
     0-d tensor among the node's parameters. When the number comes first, the
     tensor's rule is `first_rule`, which reads the number as `n.input` (a
     parameter cannot be called `self`). A node name of None means torch has no
-    such form; "NotImplemented" that it has no derivative for it.
+    such form; "NotImplemented" that it has no derivative for it. `formulas` (and
+    `first_formula`) say the rules as Primitive's `formulas` do.
     """
 
     kernel: Kernel
@@ -295,6 +300,8 @@ class Binary:
     number_first: str | None = None
     first_rule: Rule | None = None
     aten: str = ""
+    formulas: tuple[str | None, str | None] = (None, None)
+    first_formula: str | None = None
 
     def __post_init__(self) -> None:
         k, (self_rule, other_rule) = self.kernel, self.rules
@@ -304,6 +311,7 @@ class Binary:
             lambda a, b, dt, **_: k(a, b, dt),
             ("self", "other"),
             (self_rule, other_rule),
+            self.formulas,
         )
         self._second = _node(
             self.number_second,
@@ -311,6 +319,7 @@ class Binary:
             lambda a, other, dt, **_: k(a, other._data, dt),
             ("self",),
             (self_rule,),
+            self.formulas[:1],
         )
         self._first = _node(
             self.number_first,
@@ -318,6 +327,7 @@ class Binary:
             lambda b, input, dt, **_: k(input._data, b, dt),
             ("other",),
             (self.first_rule,),
+            (self.first_formula,),
         )
 
     def __call__(self, input: Any, other: Any, dt: _dtype.dtype, **params: Any) -> Tensor:

@@ -114,6 +114,7 @@ _atan2 = Binary(
         lambda g, n: _atan2_grad(g, -n.self, n.self, n.other),
     ),
     "Atan2Backward0",
+    formulas=("other/(self² + other²)", "-self/(self² + other²)"),
 )
 atan2 = pair_op(
     "atan2",
@@ -127,6 +128,7 @@ _hypot = Binary(
     _quiet(np.hypot),  # without overflow for large inputs
     (lambda g, n: g * n.self / n.result, lambda g, n: g * n.other / n.result),
     "HypotBackward0",
+    formulas=("self/result", "other/result"),
 )
 hypot = pair_op(
     "hypot", _floats_only("hypot_cpu", _hypot), "tensors", doc="sqrt(input² + other²), safely."
@@ -146,6 +148,7 @@ _copysign = Binary(
     (lambda g, n: _copysign_grad(g, n.self, n.result), _zero),
     "CopysignBackward0",
     "CopysignBackward1",
+    formulas=("result/self, 0 where self = 0", "0"),
 )
 copysign = pair_op(
     "copysign",
@@ -182,6 +185,8 @@ _xlogy = Binary(
     "XlogyBackward2",
     "XlogyBackward1",
     first_rule=lambda g, n: g * n.input / n.other,
+    formulas=("log(other), 0 where self = 0 and other ≤ 0", "self/other"),
+    first_formula="input/other",
 )
 xlogy = pair_op(
     "xlogy",
@@ -197,6 +202,7 @@ _log1p = Primitive(
     "Log1PBackward0",
     lambda a: np.log1p(a),
     grads=(lambda g, n: g / (n.self + 1),),
+    formulas=("1/(1 + self)",),
     tangent="elementwise",
 )
 
@@ -216,6 +222,8 @@ _xlog1py = Binary(
     "SpecialXlog1PyBackward2",
     "SpecialXlog1PyBackward1",
     first_rule=lambda g, n: g * n.input / (n.other + 1),
+    formulas=("log(1 + other), 0 where self = 0 and other ≤ -1", "self/(1 + other)"),
+    first_formula="input/(1 + other)",
 )
 # torch.special.xlog1py: re-exported by chainrule.special, so not in __all__ (no torch.xlog1py).
 xlog1py = pair_op(
@@ -239,6 +247,7 @@ _logaddexp = Binary(
         lambda g, n: g * (n.other - n.self).sigmoid(),
     ),
     "LogaddexpBackward0",
+    formulas=("sigmoid(self - other)", "sigmoid(other - self)"),
 )
 logaddexp = pair_op(
     "logaddexp",
@@ -253,6 +262,7 @@ _logaddexp2 = Binary(
         lambda g, n: g * ((n.other - n.self) * _LN2).sigmoid(),
     ),
     "Logaddexp2Backward0",
+    formulas=("sigmoid((self - other) * ln 2)", "sigmoid((other - self) * ln 2)"),
 )
 logaddexp2 = pair_op(
     "logaddexp2",
@@ -270,6 +280,7 @@ _nextafter = Binary(
     _quiet(np.nextafter),
     (lambda g, n: where(n.self == n.other, 0, g), _zero),
     "NextafterBackward0",
+    formulas=("1, 0 where self = other", "0"),
 )
 nextafter = pair_op(
     "nextafter",
@@ -324,6 +335,7 @@ _ldexp = Binary(
     _ldexp_kernel,
     (lambda g, n: _ldexp_impl(g, n.other), lambda g, n: g * n.result * _LN2),
     "LdexpBackward0",
+    formulas=("2^other", "result * ln 2"),
 )
 
 

@@ -92,6 +92,7 @@ _clamp_scalar = Primitive(
     "ClampBackward1",
     quiet(_clamp_numbers),
     grads=(lambda g, n: where(_within(n.self, n.lo, n.hi), g, 0.0),),
+    formulas=("1 where {lo:-∞} ≤ self ≤ {hi:∞}, else 0",),
     tangent="elementwise",
 )
 _clamp_tensor = Primitive(
@@ -103,12 +104,18 @@ _clamp_tensor = Primitive(
         lambda g, n: where((n.self < n.min) & (n.min < n.max), g, 0.0),
         lambda g, n: where((n.self > n.max) | (n.max < n.min), g, 0.0),
     ),
+    formulas=(
+        "1 where min ≤ self ≤ max, else 0",
+        "1 where self < min < max, else 0",
+        "1 where self > max or max < min, else 0",
+    ),
     tangent="elementwise",
 )
 _clamp_min_scalar = Primitive(
     "ClampMinBackward0",
     quiet(lambda a, lo, dt: _clamp_numbers(a, lo, None, dt)),
     grads=(lambda g, n: where(n.self >= n.lo, g, 0.0),),
+    formulas=("1 where self ≥ {lo}, else 0",),
     tangent="elementwise",
 )
 _clamp_min_tensor = Primitive(
@@ -119,12 +126,14 @@ _clamp_min_tensor = Primitive(
         lambda g, n: where(n.self >= n.min, g, 0.0),
         lambda g, n: where(n.self < n.min, g, 0.0),
     ),
+    formulas=("1 where self ≥ min, else 0", "1 where self < min, else 0"),
     tangent="elementwise",
 )
 _clamp_max_scalar = Primitive(
     "ClampMaxBackward0",
     quiet(lambda a, hi, dt: _clamp_numbers(a, None, hi, dt)),
     grads=(lambda g, n: where(n.self <= n.hi, g, 0.0),),
+    formulas=("1 where self ≤ {hi}, else 0",),
     tangent="elementwise",
 )
 _clamp_max_tensor = Primitive(
@@ -135,6 +144,7 @@ _clamp_max_tensor = Primitive(
         lambda g, n: where(n.self <= n.max, g, 0.0),
         lambda g, n: where(n.self > n.max, g, 0.0),
     ),
+    formulas=("1 where self ≤ max, else 0", "1 where self > max, else 0"),
     tangent="elementwise",
 )
 
@@ -294,12 +304,14 @@ _threshold_backward: Primitive = Primitive(  # relu's gradient; its own gradient
     lambda g, result: _keep_where_positive(g, result),
     inputs=("grad_output", "self"),
     grads=(lambda g, n: _threshold_backward(g, n.self), None),
+    formulas=("1 where self > 0, else 0", None),
     tangent="elementwise",
 )
 _relu = Primitive(
     "ReluBackward0",
     lambda a: np.maximum(a, 0, dtype=a.dtype),
     grads=(lambda g, n: _threshold_backward(g, n.result),),
+    formulas=("1 where result > 0, else 0",),
     tangent="elementwise",
 )
 

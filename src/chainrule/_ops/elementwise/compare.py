@@ -101,6 +101,10 @@ _maximum = Binary(
         lambda g, n: _larger_grad(g, n.other, n.self),
     ),
     "MaximumBackward0",
+    formulas=(
+        "1 where self > other, 1/2 where equal, else 0",
+        "1 where other > self, 1/2 where equal, else 0",
+    ),
 )
 _minimum = Binary(
     _same_dtype(np.minimum),
@@ -109,6 +113,10 @@ _minimum = Binary(
         lambda g, n: _smaller_grad(g, n.other, n.self),
     ),
     "MinimumBackward0",
+    formulas=(
+        "1 where self < other, 1/2 where equal, else 0",
+        "1 where other < self, 1/2 where equal, else 0",
+    ),
 )
 maximum = pair_op(
     "maximum", _promoted(_maximum), "tensors", doc="The larger of each pair (nan if either is)."
@@ -142,6 +150,10 @@ _fmax = Binary(
         lambda g, n: _first_wins(g, (n.self >= n.other) | (n.other != n.other), False),
     ),
     "FmaxBackward0",
+    formulas=(
+        "1 where self ≥ other or other is nan, else 0",
+        "0 where self ≥ other or other is nan, else 1",
+    ),
 )
 _fmin = Binary(
     _fmin_kernel,
@@ -150,6 +162,10 @@ _fmin = Binary(
         lambda g, n: _first_wins(g, (n.self <= n.other) | (n.other != n.other), False),
     ),
     "FminBackward0",
+    formulas=(
+        "1 where self ≤ other or other is nan, else 0",
+        "0 where self ≤ other or other is nan, else 1",
+    ),
 )
 fmax = pair_op("fmax", _promoted(_fmax), "tensors", doc="The larger of each pair, ignoring nan.")
 fmin = pair_op("fmin", _promoted(_fmin), "tensors", doc="The smaller of each pair, ignoring nan.")
@@ -284,12 +300,14 @@ def _inplace_compare(name: str, np_fn: Any) -> Any:
         f"{node}Backward0",
         lambda a, other, dt: forward(a, other._data, dt),
         grads=zero,
+        formulas=("0",),
         tangent="elementwise",
     )
     by_tensor = Primitive(
         f"{node}Backward1",
         forward,
         grads=zero * 2,
+        formulas=("0", "0"),
         inputs=("self", "other"),
         tangent="elementwise",
     )

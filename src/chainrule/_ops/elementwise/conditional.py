@@ -30,6 +30,7 @@ _where: Primitive = Primitive(
     _where_forward,
     inputs=("condition", "self", "other"),
     grads=(None, lambda g, n: where(n.condition, g, 0), lambda g, n: where(n.condition, 0, g)),
+    formulas=(None, "1 where condition, else 0", "0 where condition, else 1"),
     tangent=lambda ts, p: _where(
         p.condition, *tangents_or_zeros(ts[1:], (p.self, p.other)), dt=p.dt
     ),

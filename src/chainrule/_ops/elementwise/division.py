@@ -77,8 +77,8 @@ def _zero(g: Tensor, n: Any) -> Tensor:
 
 # Rounded division is flat almost everywhere: torch's gradient is zero for both inputs.
 _div_rounded = {
-    "floor": Binary(_floor_kernel, (_zero, _zero), "DivBackward2"),
-    "trunc": Binary(_trunc_kernel, (_zero, _zero), "DivBackward2"),
+    "floor": Binary(_floor_kernel, (_zero, _zero), "DivBackward2", formulas=("0", "0")),
+    "trunc": Binary(_trunc_kernel, (_zero, _zero), "DivBackward2", formulas=("0", "0")),
 }
 _floor_divide = Binary(
     _floor_kernel,
@@ -95,12 +95,14 @@ _remainder = Binary(
     "RemainderBackward0",
     "NotImplemented",
     aten="remainder",
+    formulas=("1", "-floor(self/other)"),
 )
 _fmod = Binary(
     _fmod_kernel,
     (lambda g, n: g, lambda g, n: -g * div_rounded(n.self, n.other, "trunc")),
     "FmodBackward1",
     "FmodBackward0",
+    formulas=("1", "-trunc(self/other)"),
 )
 
 _DIV_SIGNATURES = (

@@ -40,24 +40,28 @@ _reciprocal = Primitive(
     "ReciprocalBackward0",
     float_unary_forward(np.reciprocal),
     grads=(lambda g, n: -g * n.result * n.result,),
+    formulas=("-result²",),
     tangent="elementwise",
 )
 _exp = Primitive(
     "ExpBackward0",
     float_unary_forward(np.exp),
     grads=(lambda g, n: g * n.result,),
+    formulas=("exp(self) = result",),
     tangent="elementwise",
 )
 _log = Primitive(
     "LogBackward0",
     float_unary_forward(np.log),
     grads=(lambda g, n: g / n.self,),
+    formulas=("1/self",),
     tangent="elementwise",
 )
 _sqrt = Primitive(
     "SqrtBackward0",
     float_unary_forward(np.sqrt),
     grads=(lambda g, n: g / mul_scalar(n.result, 2),),
+    formulas=("1/(2 * result)",),
     tangent="elementwise",
 )
 
@@ -70,6 +74,7 @@ _sigmoid_backward: Primitive = Primitive(  # g * y * (1 - y)
         lambda gg, n: _sigmoid_backward(gg, n.output),
         lambda gg, n: gg * n.grad_output * add_scalar(mul_scalar(n.output, -2), 1),
     ),
+    formulas=("output * (1 - output)", "grad_output * (1 - 2 * output)"),
     tangent="elementwise",
 )
 
@@ -78,6 +83,7 @@ _sigmoid = Primitive(
     "SigmoidBackward0",
     float_unary_forward(lambda a: _stable_sigmoid(a)),
     grads=(lambda g, n: _sigmoid_backward(g, n.result),),
+    formulas=("result * (1 - result)",),
     tangent="elementwise",
 )
 
@@ -119,36 +125,42 @@ _expm1 = Primitive(
     "Expm1Backward0",
     float_forward(np.expm1),
     grads=(lambda g, n: g * (n.result + 1),),
+    formulas=("result + 1",),
     tangent="elementwise",
 )
 _exp2 = Primitive(
     "Exp2Backward0",
     float_forward(np.exp2),
     grads=(lambda g, n: g * n.result * _LN2,),
+    formulas=("result * ln 2",),
     tangent="elementwise",
 )
 _log1p = Primitive(
     "Log1PBackward0",
     float_forward(np.log1p),
     grads=(lambda g, n: g / (n.self + 1),),
+    formulas=("1/(1 + self)",),
     tangent="elementwise",
 )
 _log2 = Primitive(
     "Log2Backward0",
     float_forward(np.log2),
     grads=(lambda g, n: g / (n.self * _LN2),),
+    formulas=("1/(self * ln 2)",),
     tangent="elementwise",
 )
 _log10 = Primitive(
     "Log10Backward0",
     float_forward(np.log10),
     grads=(lambda g, n: g / (n.self * _LN10),),
+    formulas=("1/(self * ln 10)",),
     tangent="elementwise",
 )
 _rsqrt = Primitive(
     "RsqrtBackward0",
     float_forward(lambda a: 1 / np.sqrt(a)),
     grads=(lambda g, n: -0.5 * g * n.result**3,),
+    formulas=("-result³/2",),
     tangent="elementwise",
 )
 
@@ -182,6 +194,7 @@ _logit = Primitive(
     "LogitBackward0",
     float_forward(_logit_forward),
     grads=(lambda g, n: _logit_grad(g, n.self, n.eps),),
+    formulas=("1/(self * (1 - self)), 0 where self is outside [eps, 1 - eps] (eps = {eps})",),
     tangent="elementwise",
 )
 

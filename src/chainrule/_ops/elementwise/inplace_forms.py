@@ -114,13 +114,25 @@ inplace_form(sign, "sign_")
 # PyTorch records asinh_, acosh_ and atanh_ under nodes of their own (which it cannot
 # differentiate through; chainrule can).
 _asinh_recorded = Primitive(
-    "AsinhBackward1", _asinh.forward, grads=_asinh.grads, tangent="elementwise"
+    "AsinhBackward1",
+    _asinh.forward,
+    grads=_asinh.grads,
+    formulas=_asinh.formulas,
+    tangent="elementwise",
 )
 _acosh_recorded = Primitive(
-    "AcoshBackward1", _acosh.forward, grads=_acosh.grads, tangent="elementwise"
+    "AcoshBackward1",
+    _acosh.forward,
+    grads=_acosh.grads,
+    formulas=_acosh.formulas,
+    tangent="elementwise",
 )
 _atanh_recorded = Primitive(
-    "AtanhBackward1", _atanh.forward, grads=_atanh.grads, tangent="elementwise"
+    "AtanhBackward1",
+    _atanh.forward,
+    grads=_atanh.grads,
+    formulas=_atanh.formulas,
+    tangent="elementwise",
 )
 
 

@@ -62,7 +62,7 @@ def not_for(input: Tensor, kernel: str, kinds: str) -> None:
 
 def _rounding(np_fn: Any, node: str, name: str, kernel: str) -> Callable[[Tensor], Tensor]:
     """floor, ceil, trunc: zero gradients; integers give a copy, bools are refused."""
-    prim = Primitive(node, np_fn, grads=(_zero_grad,), tangent="elementwise")
+    prim = Primitive(node, np_fn, grads=(_zero_grad,), formulas=("0",), tangent="elementwise")
 
     def op(input: Tensor) -> Tensor:
         check_tensor(name, input)
@@ -92,9 +92,15 @@ def _round_decimals(a: np.ndarray, decimals: int) -> np.ndarray:
     return out.astype(a.dtype, copy=False)
 
 
-_round = Primitive("RoundBackward0", np.rint, grads=(_zero_grad,), tangent="elementwise")
+_round = Primitive(
+    "RoundBackward0", np.rint, grads=(_zero_grad,), formulas=("0",), tangent="elementwise"
+)
 _round_to = Primitive(
-    "RoundBackward1", quiet(_round_decimals), grads=(_zero_grad,), tangent="elementwise"
+    "RoundBackward1",
+    quiet(_round_decimals),
+    grads=(_zero_grad,),
+    formulas=("0",),
+    tangent="elementwise",
 )
 
 
@@ -124,6 +130,7 @@ _frac = Primitive(
     "FracBackward0",
     quiet(lambda a: a - np.trunc(a)),
     grads=(lambda g, n: g,),
+    formulas=("1",),
     tangent="elementwise",
 )
 
@@ -143,7 +150,9 @@ def sign_array(a: np.ndarray) -> np.ndarray:
     return np.sign(np.where(a == a, a, 0))
 
 
-_sgn = Primitive("SgnBackward0", sign_array, grads=(_zero_grad,), tangent="elementwise")
+_sgn = Primitive(
+    "SgnBackward0", sign_array, grads=(_zero_grad,), formulas=("0",), tangent="elementwise"
+)
 
 
 @tensor_method
@@ -159,6 +168,7 @@ _nan_to_num = Primitive(
     "NanToNumBackward0",
     quiet(lambda a, **v: np.nan_to_num(a, nan=v["nan"], posinf=v["posinf"], neginf=v["neginf"])),
     grads=(lambda g, n: g * n.self.isfinite(),),
+    formulas=("1 where self is finite, else 0",),
     tangent="elementwise",
 )
 
@@ -223,12 +233,17 @@ inplace_form(sgn, "sgn_")
 
 
 _abs = Primitive(
-    "AbsBackward0", np.abs, grads=(lambda g, n: g * n.self.sign(),), tangent="elementwise"
+    "AbsBackward0",
+    np.abs,
+    grads=(lambda g, n: g * n.self.sign(),),
+    formulas=("sign(self)",),
+    tangent="elementwise",
 )
 _sign = Primitive(  # PyTorch: sign(nan) = 0, sign(-0.0) = 0, and bools keep their value
     "SignBackward0",
     lambda a: a.copy() if a.dtype == np.bool_ else np.sign(np.where(a == a, a, 0)),
     grads=(lambda g, n: g * 0,),
+    formulas=("0",),
     tangent="elementwise",
 )
 

@@ -99,6 +99,7 @@ _lerp_scalar = Primitive(
     lambda a, b, weight: _lerp_forward(a, b, weight),
     inputs=("self", "end"),
     grads=(lambda g, n: g * (1 - n.weight), lambda g, n: g * n.weight),
+    formulas=("1 - weight, weight = {weight}", "weight = {weight}"),
     tangent="linear",  # in (input, end) together, for a fixed number weight
 )
 _lerp_tensor = Primitive(
@@ -110,6 +111,7 @@ _lerp_tensor = Primitive(
         lambda g, n: g * n.weight,
         lambda g, n: g * (n.end - n.self),
     ),
+    formulas=("1 - weight", "weight", "end - self"),
     tangent="elementwise",
 )
 _LERP_SIGNATURES = (
@@ -198,6 +200,7 @@ _addcmul = Primitive(
         lambda g, n: g * n.tensor2 * n.value,
         lambda g, n: g * n.tensor1 * n.value,
     ),
+    formulas=("1", "value * tensor2, value = {value}", "value * tensor1, value = {value}"),
     tangent="elementwise",
 )
 _addcdiv = Primitive(
@@ -209,6 +212,7 @@ _addcdiv = Primitive(
         lambda g, n: g * n.value / n.tensor2,
         lambda g, n: -g * n.value * n.tensor1 / (n.tensor2 * n.tensor2),
     ),
+    formulas=("1", "value/tensor2, value = {value}", "-value * tensor1/tensor2², value = {value}"),
     tangent="elementwise",
 )
 

@@ -54,12 +54,14 @@ _sin = Primitive(
     "SinBackward0",
     float_unary_forward(np.sin),
     grads=(lambda g, n: g * n.self.cos(),),
+    formulas=("cos(self)",),
     tangent="elementwise",
 )
 _cos = Primitive(
     "CosBackward0",
     float_unary_forward(np.cos),
     grads=(lambda g, n: -g * n.self.sin(),),
+    formulas=("-sin(self)",),
     tangent="elementwise",
 )
 # tanh and sigmoid get their gradients from ops of their own (as PyTorch has), one
@@ -72,6 +74,7 @@ _tanh_backward: Primitive = Primitive(  # g * (1 - y^2)
         lambda gg, n: _tanh_backward(gg, n.output),
         lambda gg, n: gg * (mul_scalar(n.output, -2) * n.grad_output),
     ),
+    formulas=("1 - output²", "-2 * output * grad_output"),
     tangent="elementwise",
 )
 
@@ -80,6 +83,7 @@ _tanh = Primitive(
     "TanhBackward0",
     float_unary_forward(np.tanh),
     grads=(lambda g, n: _tanh_backward(g, n.result),),
+    formulas=("1 - result²",),
     tangent="elementwise",
 )
 
@@ -105,54 +109,63 @@ _tan = Primitive(
     "TanBackward0",
     float_forward(np.tan),
     grads=(lambda g, n: g * (1 + n.result**2),),
+    formulas=("1 + result²",),
     tangent="elementwise",
 )
 _asin = Primitive(
     "AsinBackward0",
     float_forward(np.arcsin),
     grads=(lambda g, n: g * rsqrt(_one_minus_square(n.self)),),
+    formulas=("1/√(1 - self²)",),
     tangent="elementwise",
 )
 _acos = Primitive(
     "AcosBackward0",
     float_forward(np.arccos),
     grads=(lambda g, n: -g * rsqrt(_one_minus_square(n.self)),),
+    formulas=("-1/√(1 - self²)",),
     tangent="elementwise",
 )
 _atan = Primitive(
     "AtanBackward0",
     float_forward(np.arctan),
     grads=(lambda g, n: g / (n.self**2 + 1),),
+    formulas=("1/(1 + self²)",),
     tangent="elementwise",
 )
 _sinh = Primitive(
     "SinhBackward0",
     float_forward(np.sinh),
     grads=(lambda g, n: g * n.self.cosh(),),
+    formulas=("cosh(self)",),
     tangent="elementwise",
 )
 _cosh = Primitive(
     "CoshBackward0",
     float_forward(np.cosh),
     grads=(lambda g, n: g * n.self.sinh(),),
+    formulas=("sinh(self)",),
     tangent="elementwise",
 )
 _asinh = Primitive(
     "AsinhBackward0",
     float_forward(np.arcsinh),
     grads=(lambda g, n: g * rsqrt(n.self**2 + 1),),
+    formulas=("1/√(self² + 1)",),
     tangent="elementwise",
 )
 _acosh = Primitive(
     "AcoshBackward0",
     float_forward(np.arccosh),
     grads=(lambda g, n: g * rsqrt((n.self - 1) * (n.self + 1)),),
+    formulas=("1/√(self² - 1)",),
     tangent="elementwise",
 )
 _atanh = Primitive(
     "AtanhBackward0",
     float_forward(np.arctanh),
     grads=(lambda g, n: g / _one_minus_square(n.self),),
+    formulas=("1/(1 - self²)",),
     tangent="elementwise",
 )
 
@@ -178,12 +191,14 @@ _deg2rad = Primitive(
     "Deg2RadBackward0",
     float_forward(lambda a: a * np.asarray(_DEG, a.dtype)),
     grads=(lambda g, n: g * _DEG,),
+    formulas=("π/180",),
     tangent="linear",
 )
 _rad2deg = Primitive(
     "Rad2DegBackward0",
     float_forward(lambda a: a * np.asarray(1 / _DEG, a.dtype)),
     grads=(lambda g, n: g * (1 / _DEG),),
+    formulas=("180/π",),
     tangent="linear",
 )
 
@@ -221,6 +236,7 @@ _sinc = Primitive(
     "SincBackward0",
     float_forward(_sinc_forward),
     grads=(lambda g, n: _sinc_grad(g, n.self, n.result),),
+    formulas=("(cos(π * self) - result)/self, 0 at self = 0",),
     tangent="elementwise",
 )
 sinc = unary_op(_sinc, "sinc", "The normalized sinc: sin(pi x) / (pi x), and 1 at 0.")

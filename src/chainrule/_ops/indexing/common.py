@@ -74,6 +74,7 @@ _pad = Primitive(
     "ConstantPadNdBackward0",
     lambda a, shape, **_: _embed_corner(a, shape),
     grads=(lambda g, n: g[tuple(slice(s) for s in n.small)],),
+    formulas=("grad cropped back to {in_shape}",),
     tangent="linear",
 )
 

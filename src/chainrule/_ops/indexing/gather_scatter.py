@@ -84,6 +84,7 @@ _gather = Primitive(
     _gather_forward,
     inputs=("self", "index"),
     grads=(_gather_grad, None),
+    formulas=("zeros of shape {in_shape} with grad added at index along dim {dim}", None),
     tangent="linear",
 )
 _scatter = Primitive(
@@ -91,6 +92,11 @@ _scatter = Primitive(
     _scatter_forward,
     inputs=("self", "index", "src"),
     grads=(lambda g, n: g.scatter(n.dim, n.index, 0), None, _src_grad),
+    formulas=(
+        "grad with zeros where index wrote (dim {dim})",
+        None,
+        "grad at index along dim {dim}",
+    ),
     tangent="linear",
 )
 _scatter_value = Primitive(
@@ -98,6 +104,7 @@ _scatter_value = Primitive(
     lambda a, index, value, dim: _scatter_forward(a, index, value, dim),
     inputs=("self", "index"),
     grads=(lambda g, n: g.scatter(n.dim, n.index, 0), None),
+    formulas=("grad with zeros where index wrote (dim {dim})", None),
     tangent="elementwise",
 )
 _scatter_add = Primitive(
@@ -105,6 +112,7 @@ _scatter_add = Primitive(
     lambda a, index, src, dim: _scatter_forward(a, index, src, dim, "add"),
     inputs=("self", "index", "src"),
     grads=(lambda g, n: g, None, _src_grad),
+    formulas=("1", None, "grad at index along dim {dim}"),
     tangent="linear",
 )
 
@@ -119,6 +127,7 @@ _scatter_reduce = Primitive(
     _scatter_forward,
     inputs=("self", "index", "src"),
     grads=(_not_implemented, None, _not_implemented),
+    formulas=("none: aten::scatter has no derivative with reduce", None, "none"),
 )
 
 
@@ -267,6 +276,7 @@ _index_select = Primitive(
     _index_select_forward,
     inputs=("self", "index"),
     grads=(lambda g, n: zeros_of(g, n.self_sizes).index_add(n.dim, n.index, g), None),
+    formulas=("zeros of shape {in_shape} with grad added at index (dim {dim})", None),
     tangent="linear",
 )
 _index_add = Primitive(
@@ -274,6 +284,7 @@ _index_add = Primitive(
     _index_add_forward,
     inputs=("self", "index", "source"),
     grads=(lambda g, n: g, None, lambda g, n: _scaled(g.index_select(n.dim, n.index), n.alpha)),
+    formulas=("1", None, "alpha * grad at index along dim {dim}, alpha = {alpha}"),
     tangent="linear",
 )
 _index_copy = Primitive(
@@ -285,6 +296,7 @@ _index_copy = Primitive(
         None,
         lambda g, n: g.index_select(n.dim, n.index),
     ),
+    formulas=("grad with zeros at index along dim {dim}", None, "grad at index along dim {dim}"),
     tangent="linear",
 )
 _index_fill = Primitive(
@@ -292,6 +304,7 @@ _index_fill = Primitive(
     _index_fill_forward,
     inputs=("self", "index"),
     grads=(lambda g, n: g.index_fill(n.dim, n.index, 0), None),
+    formulas=("grad with zeros at index along dim {dim}", None),
     tangent="elementwise",
 )
 _index_fill_tensor = Primitive(
@@ -299,6 +312,7 @@ _index_fill_tensor = Primitive(
     _index_fill_forward,
     inputs=("self", "index", "value"),
     grads=(lambda g, n: g.index_fill(n.dim, n.index, 0), None, _filled),
+    formulas=("grad with zeros at index along dim {dim}", None, "Σ grad at index along dim {dim}"),
 )
 
 

@@ -93,7 +93,12 @@ def _unbind_forward(a: np.ndarray, dim: int, **_: Any) -> tuple[np.ndarray, ...]
     return tuple(moved[i, ...] for i in range(moved.shape[0]))  # `...`: 0-d views, not scalars
 
 
-_unbind = MultiView("UnbindBackward0", _unbind_forward, lambda grads, n: stack(grads, n.dim))
+_unbind = MultiView(
+    "UnbindBackward0",
+    _unbind_forward,
+    lambda grads, n: stack(grads, n.dim),
+    "the grad of each piece, stacked along dim {dim}",
+)
 
 
 @tensor_method

@@ -58,6 +58,7 @@ _masked_fill = Primitive(
     _masked_fill_forward,
     inputs=("self", "mask"),
     grads=(lambda g, n: g.masked_fill(n.mask, 0), None),
+    formulas=("0 where mask, else 1", None),
     tangent="elementwise",
 )
 _masked_fill_tensor = Primitive(
@@ -65,6 +66,7 @@ _masked_fill_tensor = Primitive(
     _masked_fill_forward,
     inputs=("self", "mask", "value"),
     grads=(lambda g, n: g.masked_fill(n.mask, 0), None, _filled),
+    formulas=("0 where mask, else 1", None, "Σ grad where mask"),
 )
 
 
@@ -96,6 +98,7 @@ _masked_select = Primitive(
     _select_forward,
     inputs=("self", "mask"),
     grads=(lambda g, n: zeros_of(g, n.shape).masked_scatter(n.mask, g), None),
+    formulas=("zeros with grad placed in order where mask holds", None),
     tangent="linear",
 )
 
@@ -127,6 +130,11 @@ _masked_scatter = Primitive(
     _scatter_forward,
     inputs=("self", "mask", "source"),
     grads=(lambda g, n: g.masked_fill(n.mask, 0), None, _source_grad),
+    formulas=(
+        "0 where mask, else 1",
+        None,
+        "grad where mask holds, in order (0 for the rest of source)",
+    ),
     tangent="linear",
 )
 
@@ -202,6 +210,7 @@ _index_put = Primitive(
         lambda g, n: g if n.accumulate else index_put(g, n.indices, zeros_of(g, ())),
         lambda g, n: g[n.indices],
     ),
+    formulas=("grad, with zeros at indices unless accumulate = {accumulate}", "grad[indices]"),
     tangent="linear",
 )
 

@@ -19,6 +19,7 @@ _put_accumulate = Primitive(  # the gradient of take: PyTorch's put_(accumulate=
     lambda g, index, self_sizes: _put_forward(g, index, self_sizes),
     inputs=("grad", "index"),
     grads=(lambda g, n: take(g, n.index), None),
+    formulas=("take(grad, index)", None),
     tangent="linear",
 )
 
@@ -34,6 +35,7 @@ _take = Primitive(
     lambda a, index, **_: np.take(a, index),
     inputs=("self", "index"),
     grads=(lambda g, n: _put_accumulate(g, n.index, self_sizes=n.self_sizes), None),
+    formulas=("zeros of shape {in_shape} with grad added at the flat positions index", None),
     tangent="linear",
 )
 

@@ -35,6 +35,7 @@ _index_put = Primitive(
     lambda base, src, **_: base,
     inputs=("self", "values"),
     grads=copy_slices.grads,
+    formulas=copy_slices.formulas,
 )
 
 
@@ -128,12 +129,14 @@ _zero = Primitive(
     "ZeroBackward0",
     lambda a: np.zeros_like(a),
     grads=(lambda g, n: g * 0,),
+    formulas=("0",),
     tangent="elementwise",
 )
 _fill = Primitive(
     "FillBackward2",
     lambda a, value: np.full_like(a, value),
     grads=(lambda g, n: g * 0,),
+    formulas=("0",),
     tangent="elementwise",
 )
 _fill_tensor = Primitive(
@@ -141,12 +144,14 @@ _fill_tensor = Primitive(
     lambda a, value: np.full_like(a, value),
     inputs=("self", "value"),
     grads=(lambda g, n: g * 0, lambda g, n: g.sum()),
+    formulas=("0", "Σ grad"),
 )
 _copy = Primitive(
     "CopyBackwards",
     lambda a, src: np.broadcast_to(src, a.shape).astype(a.dtype, copy=True),
     inputs=("self", "src"),
     grads=(lambda g, n: g * 0, lambda g, n: g),
+    formulas=("0", "1"),
     tangent="elementwise",
 )
 

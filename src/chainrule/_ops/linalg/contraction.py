@@ -41,6 +41,7 @@ _einsum1 = Primitive(
     "EinsumBackward0",
     _forward,
     grads=(lambda g, n: _operand_grad(g, n.spec, n.shapes, 0, None),),
+    formulas=("einsum of grad back to self's subscripts ({spec})",),
     tangent="linear",
 )
 _einsum2 = Primitive(
@@ -50,6 +51,10 @@ _einsum2 = Primitive(
     grads=(
         lambda g, n: _operand_grad(g, n.spec, n.shapes, 0, n.other),
         lambda g, n: _operand_grad(g, n.spec, n.shapes, 1, n.self),
+    ),
+    formulas=(
+        "einsum of grad and other back to self's subscripts ({spec})",
+        "einsum of grad and self back to other's subscripts ({spec})",
     ),
     tangent="multilinear",
 )

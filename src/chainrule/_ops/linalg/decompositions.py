@@ -78,6 +78,7 @@ _inv_ex = Primitive(
     _inv_forward,
     outputs=("inverse", "info"),
     grads=(lambda g, n: -(n.inverse.mT @ g[0] @ n.inverse.mT),),
+    formulas=("-inverseᵀ · grad[0] · inverseᵀ",),
 )
 
 
@@ -132,6 +133,7 @@ _det = Primitive(
     "LinalgDetBackward0",
     lambda a: np.linalg.det(a),
     grads=(lambda g, n: _det_grad(g, n.self, n.result),),
+    formulas=("grad * the cofactor matrix of self (result * self⁻ᵀ when invertible)",),
 )
 
 
@@ -153,6 +155,7 @@ _slogdet = Primitive(
     lambda a: np.linalg.slogdet(a),
     outputs=("sign", "logabsdet"),
     grads=(lambda g, n: _logabsdet_grad(g[1], n.self, n.logabsdet),),
+    formulas=("grad[1] * self⁻ᵀ (the sign has no gradient)",),
 )
 
 
@@ -225,6 +228,7 @@ def _cholesky_prim(name: str) -> Primitive:
         _cholesky_forward,
         outputs=("L", "info"),
         grads=(lambda g, n: _cholesky_grad(g[0], n.L, n.upper),),
+        formulas=("sym(L⁻ᵀ · Φ(Lᵀ · grad[0]) · L⁻¹), Φ: the lower triangle, diagonal halved",),
     )
 
 
@@ -321,6 +325,7 @@ _qr = Primitive(
     _qr_forward,
     outputs=("Q", "R"),
     grads=(lambda g, n: _qr_grad(g, n.Q, n.R, n.self, n.mode),),
+    formulas=("grad[0] (of Q) and grad[1] (of R) taken back through self = QR, mode {mode}",),
 )
 
 

@@ -94,6 +94,7 @@ _matrix_exp = Primitive(
     "LinalgMatrixExpBackward0",
     _expm,
     grads=(lambda g, n: _matrix_exp_grad(g, n.self),),
+    formulas=("the top-right block of matrix_exp([[selfᵀ, grad], [0, selfᵀ]])",),
 )
 
 

@@ -35,6 +35,7 @@ _cross: Primitive = Primitive(
         lambda g, n: _cross(n.other, g, dim=n.dim, dt=g._data.dtype),
         lambda g, n: _cross(g, n.self, dim=n.dim, dt=g._data.dtype),
     ),
+    formulas=("cross(other, grad) along dim {dim}", "cross(grad, self) along dim {dim}"),
     tangent="multilinear",
 )
 
@@ -132,6 +133,11 @@ _cdist = Primitive(
     grads=(
         lambda g, n: _cdist_grad(g, n.x1, n.x2, n.result, n.p, first=True),
         lambda g, n: _cdist_grad(g, n.x1, n.x2, n.result, n.p, first=False),
+    ),
+    formulas=(
+        "Σ_j grad[i, j] * sign(d) * |d|^(p - 1) / result[i, j]^(p - 1), d = x1[i] - x2[j], p = {p}",
+        "-Σ_i grad[i, j] * sign(d) * |d|^(p - 1) / result[i, j]^(p - 1), d = x1[i] - x2[j], "
+        "p = {p}",
     ),
 )
 

@@ -29,6 +29,7 @@ _mm = Primitive(
     _dot_forward,
     inputs=("self", "mat2"),
     grads=(lambda g, n: g.mm(n.mat2.t()), lambda g, n: n.self.t().mm(g)),
+    formulas=("grad · mat2ᵀ", "selfᵀ · grad"),
     tangent="multilinear",
 )
 _mv = Primitive(
@@ -36,6 +37,7 @@ _mv = Primitive(
     _dot_forward,
     inputs=("self", "vec"),
     grads=(lambda g, n: g.unsqueeze(1) * n.vec, lambda g, n: n.self.t().mv(g)),
+    formulas=("grad ⊗ vec (outer product)", "selfᵀ · grad"),
     tangent="multilinear",
 )
 _dot = Primitive(
@@ -43,6 +45,7 @@ _dot = Primitive(
     _dot_forward,
     inputs=("self", "tensor"),
     grads=(lambda g, n: g * n.tensor, lambda g, n: g * n.self),
+    formulas=("tensor", "self"),
     tangent="multilinear",
 )
 _bmm = Primitive(
@@ -50,6 +53,7 @@ _bmm = Primitive(
     _mat,
     inputs=("self", "mat2"),
     grads=(lambda g, n: g.bmm(n.mat2.mT), lambda g, n: n.self.mT.bmm(g)),
+    formulas=("grad · mat2ᵀ, batch by batch", "selfᵀ · grad, batch by batch"),
     tangent="multilinear",
 )
 # Batched, broadcasting products; the engine sums gradients back over broadcast batch dims.
@@ -58,16 +62,25 @@ _matmul = Primitive(
     _mat,
     inputs=("self", "other"),
     grads=(lambda g, n: g.matmul(n.other.mT), lambda g, n: n.self.mT.matmul(g)),
+    formulas=(
+        "grad · otherᵀ, summed over broadcast batch dims",
+        "selfᵀ · grad, summed over broadcast batch dims",
+    ),
     tangent="multilinear",
 )
 # matmul with a 1-d operand drops the dim it added; these carry PyTorch's names for that step.
 _drop_row = Primitive(
-    "SqueezeBackward4", lambda a: a[0], grads=(lambda g, n: g.unsqueeze(0),), tangent="linear"
+    "SqueezeBackward4",
+    lambda a: a[0],
+    grads=(lambda g, n: g.unsqueeze(0),),
+    formulas=("grad unsqueezed back to {in_shape}",),
+    tangent="linear",
 )
 _drop_dim = Primitive(
     "UnsafeViewBackward0",
     lambda a, shape, **_: a.reshape(shape),
     grads=(lambda g, n: g.reshape(n.self_sizes),),
+    formulas=("grad reshaped back to {in_shape}",),
     tangent="linear",
 )
 

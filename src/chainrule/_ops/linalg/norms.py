@@ -62,6 +62,7 @@ _vector_norm = Primitive(
     "LinalgVectorNormBackward0",
     _vector_norm_forward,
     grads=(lambda g, n: _vector_norm_grad(g, n.self, n.result, n),),
+    formulas=("|self|^(p - 1) * sign(self) / result^(p - 1), p = {ord}",),
 )
 
 

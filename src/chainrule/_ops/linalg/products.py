@@ -36,6 +36,7 @@ _unsafe_view = Primitive(
     "UnsafeViewBackward0",
     lambda a, shape, **_: a.reshape(shape),
     grads=(lambda g, n: g.reshape(n.self_sizes),),
+    formulas=("grad reshaped back to {in_shape}",),
     tangent="linear",
 )
 
@@ -59,6 +60,7 @@ _vdot = Primitive(
     lambda a, b: np.dot(a, b),
     inputs=("self", "other"),
     grads=(lambda g, n: g * n.other, lambda g, n: g * n.self),
+    formulas=("other", "self"),
     tangent="multilinear",
 )
 
@@ -221,6 +223,11 @@ _addmm = Primitive(
         lambda g, n: _scaled(g.mm(n.mat2.t()), n.alpha),
         lambda g, n: _scaled(n.mat1.t().mm(g), n.alpha),
     ),
+    formulas=(
+        "beta = {beta}",
+        "alpha * grad · mat2ᵀ, alpha = {alpha}",
+        "alpha * mat1ᵀ · grad, alpha = {alpha}",
+    ),
     tangent=_fused_tangent(mm, "mat1", "mat2"),
 )
 _addmv = Primitive(
@@ -231,6 +238,11 @@ _addmv = Primitive(
         lambda g, n: _scaled(g, n.beta),
         lambda g, n: _scaled(g.unsqueeze(1) * n.vec, n.alpha),
         lambda g, n: _scaled(n.mat.t().mv(g), n.alpha),
+    ),
+    formulas=(
+        "beta = {beta}",
+        "alpha * grad ⊗ vec, alpha = {alpha}",
+        "alpha * matᵀ · grad, alpha = {alpha}",
     ),
     tangent=_fused_tangent(mv, "mat", "vec"),
 )
@@ -243,6 +255,11 @@ _baddbmm = Primitive(
         lambda g, n: _scaled(g.bmm(n.batch2.mT), n.alpha),
         lambda g, n: _scaled(n.batch1.mT.bmm(g), n.alpha),
     ),
+    formulas=(
+        "beta = {beta}",
+        "alpha * grad · batch2ᵀ, batch by batch, alpha = {alpha}",
+        "alpha * batch1ᵀ · grad, batch by batch, alpha = {alpha}",
+    ),
     tangent=_fused_tangent(bmm, "batch1", "batch2"),
 )
 _addbmm = Primitive(
@@ -253,6 +270,11 @@ _addbmm = Primitive(
         lambda g, n: _scaled(g, n.beta),
         lambda g, n: _scaled(g.matmul(n.batch2.mT), n.alpha),
         lambda g, n: _scaled(n.batch1.mT.matmul(g), n.alpha),
+    ),
+    formulas=(
+        "beta = {beta}",
+        "alpha * grad · batch2ᵀ for every batch, alpha = {alpha}",
+        "alpha * batch1ᵀ · grad for every batch, alpha = {alpha}",
     ),
     tangent=_fused_tangent(_batch_sum, "batch1", "batch2"),
 )
@@ -434,6 +456,7 @@ _identity_power = Primitive(
     "CopyBackwards",
     lambda a: np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy(),
     grads=(lambda g, n: g * 0,),
+    formulas=("0",),
     tangent="elementwise",
 )
 

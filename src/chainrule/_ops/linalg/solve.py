@@ -69,6 +69,10 @@ _solve_ex = Primitive(
         lambda g, n: _solve_grad_a(g[0], n.self, n.result, n.left, n.vector),
         lambda g, n: solve(n.self.mT, g[0], left=n.left),
     ),
+    formulas=(
+        "-(selfᵀ)⁻¹ · grad[0] · resultᵀ (left = {left}: else -resultᵀ · grad[0] · (selfᵀ)⁻¹)",
+        "(selfᵀ)⁻¹ · grad[0] (left = {left}: else grad[0] · (selfᵀ)⁻¹)",
+    ),
 )
 
 
@@ -155,6 +159,10 @@ _solve_triangular = Primitive(
         lambda g, n: solve_triangular(
             n.self.mT, g, upper=not n.upper, left=n.left, unitriangular=n.unitriangular
         ),
+    ),
+    formulas=(
+        "-(selfᵀ)⁻¹ · grad · resultᵀ, kept to self's triangle (upper = {upper})",
+        "(selfᵀ)⁻¹ · grad (left = {left}: else grad · (selfᵀ)⁻¹)",
     ),
 )
 

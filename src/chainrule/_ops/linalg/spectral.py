@@ -50,6 +50,9 @@ _eigh = Primitive(
     lambda a, UPLO: np.linalg.eigh(a, UPLO="U" if UPLO == "U" else "L"),
     outputs=("eigenvalues", "eigenvectors"),
     grads=(lambda g, n: _eigh_grad(g, n.eigenvalues, n.eigenvectors),),
+    formulas=(
+        "V · (diag(grad[0]) + F ∘ skew(Vᵀ · grad[1])) · Vᵀ, V = eigenvectors, F_ij = 1/(λ_j - λ_i)",
+    ),
 )
 
 
@@ -116,6 +119,7 @@ _svd = Primitive(
     lambda a, full_matrices: np.linalg.svd(a, full_matrices=full_matrices),
     outputs=("U", "S", "Vh"),
     grads=(lambda g, n: _svd_grad(g, n.U, n.S, n.Vh, n.full_matrices),),
+    formulas=("grad[0], grad[1], grad[2] (of U, S, Vh) taken back through self = U diag(S) Vh",),
 )
 
 
@@ -202,6 +206,7 @@ _pinv = Primitive(
     "LinalgPinvBackward0",
     _pinv_forward,
     grads=(lambda g, n: pinv_grad(g, n.self, n.result),),
+    formulas=("-resultᵀ · grad · resultᵀ, plus the terms of the range and null-space projections",),
 )
 
 
@@ -281,6 +286,10 @@ _lstsq = Primitive(
     grads=(
         lambda g, n: _lstsq_grad_a(g, n.self, n.b, n.rtol, n.vector),
         lambda g, n: _lstsq_grad_b(g, n.self, n.rtol, n.vector),
+    ),
+    formulas=(
+        "pinv's vector-Jacobian product at self for grad · bᵀ",
+        "pinv(self)ᵀ · grad",
     ),
 )
 

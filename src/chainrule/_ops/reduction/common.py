@@ -179,9 +179,20 @@ def _gather_rule(g: Tensor, n: Any) -> Tensor:
 
 
 _scatter = Primitive(
-    "ScatterBackward0", _scatter_forward, inputs=("grad",), grads=(_scatter_rule,), tangent="linear"
+    "ScatterBackward0",
+    _scatter_forward,
+    inputs=("grad",),
+    grads=(_scatter_rule,),
+    formulas=("grad at index along dim {dim}",),
+    tangent="linear",
 )
-_gather = Primitive("GatherBackward0", _gather_forward, grads=(_gather_rule,), tangent="linear")
+_gather = Primitive(
+    "GatherBackward0",
+    _gather_forward,
+    grads=(_gather_rule,),
+    formulas=("zeros of shape {in_shape} with grad put at index along dim {dim}",),
+    tangent="linear",
+)
 
 
 def selecting(name: str) -> Any:
@@ -191,7 +202,13 @@ def selecting(name: str) -> Any:
     shape except along `dim`) picks the values, `keepdim=False` then drops `dim`;
     `accumulate` says an entry may be picked more than once (its gradients add).
     """
-    prim = Primitive(name, _gather_forward, grads=(_gather_rule,), tangent="linear")
+    prim = Primitive(
+        name,
+        _gather_forward,
+        grads=(_gather_rule,),
+        formulas=("grad put back where the picked values were along dim {dim}, zeros elsewhere",),
+        tangent="linear",
+    )
 
     def select(
         input: Tensor, index: np.ndarray, dim: int, keepdim: bool = True, accumulate: bool = False
@@ -222,5 +239,6 @@ flip: Primitive = Primitive(
     "FlipBackward0",
     lambda a, dims: np.flip(a, dims).copy(),
     grads=(lambda g, n: flip(g, dims=n.dims),),
+    formulas=("grad flipped back along dims {dims}",),
     tangent="linear",
 )

@@ -61,21 +61,25 @@ _amax = Primitive(
     "AmaxBackward0",
     _reduce_forward(np.amax),
     grads=(lambda g, n: share_among_ties(g, n.self, n.result, n),),
+    formulas=("1/k at the k entries equal to the extreme along dim {dim}, else 0",),
 )
 _amin = Primitive(
     "AminBackward0",
     _reduce_forward(np.amin),
     grads=(lambda g, n: share_among_ties(g, n.self, n.result, n),),
+    formulas=("1/k at the k entries equal to the extreme along dim {dim}, else 0",),
 )
 _max_all = Primitive(
     "MaxBackward1",
     lambda a: np.max(a),
     grads=(lambda g, n: share_evenly(g, n.self, n.result),),
+    formulas=("1/k at the k entries equal to result, else 0",),
 )
 _min_all = Primitive(
     "MinBackward1",
     lambda a: np.min(a),
     grads=(lambda g, n: share_evenly(g, n.self, n.result),),
+    formulas=("1/k at the k entries equal to result, else 0",),
 )
 _max_values = selecting("MaxBackward0")
 _min_values = selecting("MinBackward0")
@@ -130,6 +134,10 @@ _maximum = Primitive(
         lambda g, n: _maximum_rule(g, n.self, n.other, n.self < n.other),
         lambda g, n: _maximum_rule(g, n.other, n.self, n.self > n.other),
     ),
+    formulas=(
+        "1 where self > other, 1/2 where equal, else 0",
+        "1 where other > self, 1/2 where equal, else 0",
+    ),
     tangent="elementwise",
 )
 _minimum = Primitive(
@@ -139,6 +147,10 @@ _minimum = Primitive(
     grads=(
         lambda g, n: _maximum_rule(g, n.self, n.other, n.self > n.other),
         lambda g, n: _maximum_rule(g, n.other, n.self, n.self < n.other),
+    ),
+    formulas=(
+        "1 where self < other, 1/2 where equal, else 0",
+        "1 where other < self, 1/2 where equal, else 0",
     ),
     tangent="elementwise",
 )
@@ -252,6 +264,9 @@ _aminmax = Primitive(
         lambda g, n: (
             share_among_ties(g[0], n.self, n.min, n) + share_among_ties(g[1], n.self, n.max, n)
         ),
+    ),
+    formulas=(
+        "grad[0] shared among the entries equal to min, plus grad[1] among those equal to max",
     ),
 )
 

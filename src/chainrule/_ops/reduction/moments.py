@@ -55,23 +55,40 @@ def _mean_grad(g: Tensor, n: Any) -> Tensor:
     return restore(g, n.dim, n.keepdim, n.self_sizes) / n.count
 
 
-_var = Primitive("VarBackward0", _var_forward, grads=(lambda g, n: _var_grad(g, n.self, n),))
+_var = Primitive(
+    "VarBackward0",
+    _var_forward,
+    grads=(lambda g, n: _var_grad(g, n.self, n),),
+    formulas=("2 * (self - mean)/(n - correction), n = {count}, correction = {correction}",),
+)
 _std = Primitive(
     "StdBackward0",
     _std_forward,
     grads=(lambda g, n: _var_grad(_std_to_var(g, n.result), n.self, n),),
+    formulas=(
+        "(self - mean)/((n - correction) * result), 0 where result = 0, "
+        "n = {count}, correction = {correction}",
+    ),
 )
 _var_mean = Primitive(
     "VarMeanBackward0",
     lambda a, **p: (_var_forward(a, **p), _mean_forward(a, p["dim"], p["keepdim"], p["count"])),
     outputs=("result0", "result1"),
     grads=(lambda g, n: _var_grad(g[0], n.self, n) + _mean_grad(g[1], n),),
+    formulas=(
+        "grad[0] * 2 * (self - mean)/(n - correction) + grad[1]/n, "
+        "n = {count}, correction = {correction}",
+    ),
 )
 _std_mean = Primitive(
     "StdMeanBackward0",
     lambda a, **p: (_std_forward(a, **p), _mean_forward(a, p["dim"], p["keepdim"], p["count"])),
     outputs=("result0", "result1"),
     grads=(lambda g, n: _var_grad(_std_to_var(g[0], n.result0), n.self, n) + _mean_grad(g[1], n),),
+    formulas=(
+        "grad[0] * (self - mean)/((n - correction) * result0) + grad[1]/n, "
+        "n = {count}, correction = {correction}",
+    ),
 )
 
 _SIGNATURES = (

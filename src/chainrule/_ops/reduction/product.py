@@ -62,11 +62,13 @@ _prod_all = Primitive(
     "ProdBackward0",
     lambda a, dt: np.asarray(np.prod(a, dtype=dt)),
     grads=(lambda g, n: _prod_grad(g, n.self, None, False),),
+    formulas=("the product of the other entries",),
 )
 _prod_dim = Primitive(
     "ProdBackward1",
     lambda a, dim, keepdim, dt: np.prod(a, axis=dim, keepdims=keepdim, dtype=dt),
     grads=(lambda g, n: _prod_grad(g, n.self, n.dim, n.keepdim),),
+    formulas=("the product of the other entries along dim {dim}",),
 )
 _PROD_SIGNATURES = {
     False: (
@@ -155,6 +157,7 @@ _vector_norm = Primitive(
     "LinalgVectorNormBackward0",
     _vector_norm_forward,
     grads=(lambda g, n: _norm_grad(g, n.self, n.result, n),),
+    formulas=("|self|^(p - 1) * sign(self) / result^(p - 1), p = {ord}",),
 )
 
 

@@ -58,6 +58,7 @@ _cumsum = Primitive(
     "CumsumBackward0",
     _scan_forward(np.cumsum),
     grads=(lambda g, n: reversed_scan(cumsum, g, n.dim),),
+    formulas=("cumulative sum of grad along dim {dim}, from the end",),
     tangent="linear",
 )
 
@@ -108,6 +109,7 @@ _cumprod = Primitive(
     "CumprodBackward0",
     _scan_forward(np.cumprod),
     grads=(lambda g, n: _cumprod_grad(g, n.self, n.result, n.dim),),
+    formulas=("Σ_(i ≥ k) grad[i] * result[i] / self[k] along dim {dim}",),
 )
 
 
@@ -186,6 +188,7 @@ _logcumsumexp = Primitive(
     "LogcumsumexpBackward0",
     _logcumsumexp_forward,
     grads=(lambda g, n: _logcumsumexp_grad(g, n.self, n.result, n.dim),),
+    formulas=("Σ_(i ≥ k) grad[i] * exp(self[k] - result[i]) along dim {dim}",),
 )
 
 

@@ -174,11 +174,13 @@ _median_all = Primitive(
     "MedianBackward0",
     lambda a: _lower_median(a, skip_nan=False),
     grads=(lambda g, n: share_evenly(g, n.self, n.result),),
+    formulas=("1/k at the k entries equal to result, else 0",),
 )
 _nanmedian_all = Primitive(
     "NanmedianBackward0",
     lambda a: _lower_median(a, skip_nan=True),
     grads=(lambda g, n: share_evenly(g, n.self, n.result),),
+    formulas=("1/k at the k entries equal to result, else 0",),
 )
 _median_values = selecting("MedianBackward1")
 _nanmedian_values = selecting("NanmedianBackward1")

@@ -42,10 +42,18 @@ def _sum_forward(a: np.ndarray, dim: tuple[int, ...], keepdim: bool, dt: Any, **
 
 
 _sum_all = Primitive(
-    "SumBackward0", _sum_forward, grads=(lambda g, n: _restore(g, n),), tangent="linear"
+    "SumBackward0",
+    _sum_forward,
+    grads=(lambda g, n: _restore(g, n),),
+    formulas=("1",),
+    tangent="linear",
 )
 _sum_dim = Primitive(
-    "SumBackward1", _sum_forward, grads=(lambda g, n: _restore(g, n),), tangent="linear"
+    "SumBackward1",
+    _sum_forward,
+    grads=(lambda g, n: _restore(g, n),),
+    formulas=("1",),
+    tangent="linear",
 )
 
 
@@ -56,10 +64,18 @@ def _mean_forward(a: np.ndarray, dim: Any, keepdim: bool, dt: Any, count: int, *
 
 
 _mean_all = Primitive(
-    "MeanBackward0", _mean_forward, grads=(lambda g, n: _restore(g, n) / n.count,), tangent="linear"
+    "MeanBackward0",
+    _mean_forward,
+    grads=(lambda g, n: _restore(g, n) / n.count,),
+    formulas=("1/n (n = {count})",),
+    tangent="linear",
 )
 _mean_dim = Primitive(
-    "MeanBackward1", _mean_forward, grads=(lambda g, n: _restore(g, n) / n.count,), tangent="linear"
+    "MeanBackward1",
+    _mean_forward,
+    grads=(lambda g, n: _restore(g, n) / n.count,),
+    formulas=("1/n (n = {count})",),
+    tangent="linear",
 )
 
 
@@ -151,6 +167,7 @@ _logsumexp = Primitive(
             * (n.self - restore(n.result, n.dim, n.keepdim, n.self_sizes)).exp()
         ),
     ),
+    formulas=("exp(self - result), a softmax along dim {dim}",),
 )
 
 
@@ -175,6 +192,7 @@ _nansum = Primitive(
     "NansumBackward0",
     lambda a, dim, keepdim, dt, **_: np.nansum(a, axis=dim, keepdims=keepdim, dtype=dt),
     grads=(lambda g, n: where(n.self != n.self, 0, restore(g, n.dim, n.keepdim, n.self_sizes)),),
+    formulas=("1 where self is not nan, else 0",),
 )
 
 

@@ -27,12 +27,14 @@ _tril = Primitive(
     "TrilBackward0",
     lambda a, diagonal: np.tril(a, diagonal),
     grads=(lambda g, n: tril(g, n.diagonal),),
+    formulas=("the lower triangle of grad (on and below diagonal {diagonal})",),
     tangent="linear",
 )
 _triu = Primitive(
     "TriuBackward0",
     lambda a, diagonal: np.triu(a, diagonal),
     grads=(lambda g, n: triu(g, n.diagonal),),
+    formulas=("the upper triangle of grad (on and above diagonal {diagonal})",),
     tangent="linear",
 )
 
@@ -100,6 +102,7 @@ _diagonal = Primitive(
     "DiagonalBackward0",
     lambda a, offset, dim1, dim2, **_: diagonal_view(a, offset, dim1, dim2),
     grads=(_diagonal_grad,),
+    formulas=("zeros of shape {in_shape} with grad on diagonal {offset} of dims {dim1}, {dim2}",),
     view=True,
 )
 # The gradient of a diagonal: zeros of the input's shape with the gradient on the diagonal.
@@ -108,6 +111,7 @@ _diagonal_backward = Primitive(
     lambda g, self_sizes, offset, dim1, dim2: _embed(g, tuple(self_sizes), offset, dim1, dim2),
     inputs=("grad",),
     grads=(lambda g, n: diagonal(g, n.offset, n.dim1, n.dim2),),
+    formulas=("diagonal {offset} of grad (dims {dim1}, {dim2})",),
     tangent="linear",
 )
 
@@ -131,6 +135,7 @@ _diag_embed = Primitive(
     "DiagEmbedBackward0",
     lambda a, shape, offset, dim1, dim2: _embed(a, shape, offset, dim1, dim2),
     grads=(lambda g, n: diagonal(g, n.offset, n.dim1, n.dim2),),
+    formulas=("diagonal {offset} of grad (dims {dim1}, {dim2})",),
     tangent="linear",
 )
 
@@ -151,6 +156,7 @@ _diag_copy = Primitive(
     "DiagonalBackward0_copy",  # PyTorch's diag of a matrix is diagonal_copy
     lambda a, offset, **_: np.diagonal(a, offset).copy(),
     grads=(_diagonal_grad,),
+    formulas=("zeros of shape {in_shape} with grad on diagonal {offset}",),
     tangent="linear",
 )
 
@@ -179,6 +185,7 @@ _trace = Primitive(
             g.expand(n.length), self_sizes=n.self_sizes, offset=0, dim1=0, dim2=1
         ),
     ),
+    formulas=("zeros of shape {in_shape} with grad on the main diagonal",),
     tangent="linear",
 )
 

@@ -139,6 +139,7 @@ _repeat = Primitive(
     "RepeatBackward0",
     lambda a, repeats, padded, **_: np.tile(a.reshape(padded), repeats),
     grads=(_repeat_backward,),
+    formulas=("grad summed over the repeated copies, back to {in_shape}",),
     tangent="linear",
 )
 
@@ -251,6 +252,7 @@ _flip = Primitive(
     "FlipBackward0",
     lambda a, dims: np.flip(a, dims).copy(),
     grads=(lambda g, n: flip(g, n.dims),),
+    formulas=("grad flipped back along dims {dims}",),
     tangent="linear",
 )
 
@@ -287,6 +289,7 @@ _roll = Primitive(
     "RollBackward0",
     lambda a, shifts, dims: np.roll(a, shifts, dims),
     grads=(lambda g, n: roll(g, tuple(-s for s in n.shifts), n.dims),),
+    formulas=("grad rolled back (shifts {shifts} undone along dims {dims})",),
     tangent="linear",
 )
 
@@ -313,6 +316,7 @@ _rot90 = Primitive(
     "Rot90Backward0",
     lambda a, k, dims: np.rot90(a, k, dims).copy(),
     grads=(lambda g, n: rot90(g, -n.k, n.dims),),
+    formulas=("grad rotated back ({k} quarter turns undone in dims {dims})",),
     tangent="linear",
 )
 

@@ -25,9 +25,17 @@ def _pieces(a: np.ndarray, dim: int, sizes: tuple[int, ...], **_: Any) -> tuple[
     return tuple(a[(*lead, slice(s, e))] for s, e in itertools.pairwise(bounds))
 
 
-_split = MultiView("SplitBackward0", _pieces, lambda grads, n: cat(grads, n.dim))
+_split = MultiView(
+    "SplitBackward0",
+    _pieces,
+    lambda grads, n: cat(grads, n.dim),
+    "the grad of each piece, joined along dim {dim}",
+)
 _split_with_sizes = MultiView(
-    "SplitWithSizesBackward0", _pieces, lambda grads, n: cat(grads, n.dim)
+    "SplitWithSizesBackward0",
+    _pieces,
+    lambda grads, n: cat(grads, n.dim),
+    "the grad of each piece, joined along dim {dim}",
 )
 
 

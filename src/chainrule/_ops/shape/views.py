@@ -75,12 +75,14 @@ _view = Primitive(
     "ViewBackward0",
     _view_forward,
     grads=(lambda g, n: g.reshape(n.self_sizes),),
+    formulas=("grad reshaped back to {in_shape}",),
     view=True,
 )
 _reshape_copy = Primitive(
     "UnsafeViewBackward0",
     lambda a, shape, **_: np.reshape(a, shape).copy(),
     grads=(lambda g, n: g.reshape(n.self_sizes),),
+    formulas=("grad reshaped back to {in_shape}",),
     tangent="linear",
 )
 
@@ -132,13 +134,17 @@ _transpose = Primitive(
     "TransposeBackward0",
     lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1),
     grads=(lambda g, n: g.transpose(n.dim0, n.dim1),),
+    formulas=("grad with dims {dim0} and {dim1} swapped back",),
     view=True,
 )
-_t = Primitive("TBackward0", lambda a: a.T, grads=(lambda g, n: g.t(),), view=True)
+_t = Primitive(
+    "TBackward0", lambda a: a.T, grads=(lambda g, n: g.t(),), formulas=("gradᵀ",), view=True
+)
 _permute = Primitive(
     "PermuteBackward0",
     lambda a, dims: np.transpose(a, dims),
     grads=(lambda g, n: g.permute(tuple(np.argsort(n.dims))),),
+    formulas=("grad permuted back (undoing dims {dims})",),
     view=True,
 )
 
@@ -186,18 +192,21 @@ _squeeze = Primitive(
     "SqueezeBackward0",
     lambda a, dims, **_: np.squeeze(a, axis=dims),
     grads=(lambda g, n: g.reshape(n.self_sizes),),
+    formulas=("grad unsqueezed back to {in_shape}",),
     view=True,
 )
 _squeeze_dim = Primitive(
     "SqueezeBackward1",
     lambda a, dims, **_: np.squeeze(a, axis=dims),
     grads=(lambda g, n: g.reshape(n.self_sizes),),
+    formulas=("grad unsqueezed back to {in_shape}",),
     view=True,
 )
 _unsqueeze = Primitive(
     "UnsqueezeBackward0",
     lambda a, dim: np.expand_dims(a, dim),
     grads=(lambda g, n: g.squeeze(n.dim),),
+    formulas=("grad with dim {dim} removed, back to {in_shape}",),
     view=True,
 )
 
@@ -234,6 +243,7 @@ _expand = Primitive(
     "ExpandBackward0",
     _expand_forward,
     grads=(lambda g, n: g.sum_to_size(n.self_sizes),),
+    formulas=("grad summed over the expanded dims, back to {in_shape}",),
     view=True,
 )
 
@@ -275,9 +285,19 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
 
 # --- copies and casts ------------------------------------------------------------------
 
-_clone = Primitive("CloneBackward0", lambda a: a.copy(), grads=(lambda g, n: g,), tangent="linear")
+_clone = Primitive(
+    "CloneBackward0",
+    lambda a: a.copy(),
+    grads=(lambda g, n: g,),
+    formulas=("1",),
+    tangent="linear",
+)
 _to_copy = Primitive(
-    "ToCopyBackward0", lambda a, dt: a.astype(dt), grads=(lambda g, n: g,), tangent="linear"
+    "ToCopyBackward0",
+    lambda a, dt: a.astype(dt),
+    grads=(lambda g, n: g,),
+    formulas=("1 (cast back to the input's dtype)",),
+    tangent="linear",
 )
 
 
@@ -372,6 +392,7 @@ _cat: Primitive = Primitive(
     lambda arrays, dim, dt, **_: np.concatenate([a.astype(dt, copy=False) for a in arrays], dim),
     inputs=("tensors",),
     grads=(_cat_slice,),  # type: ignore[arg-type]
+    formulas=("the part of grad along dim {dim} that tensors[{i}] filled",),
     variadic=True,
     tangent=lambda ts, p: _cat(
         *tangents_or_zeros(ts, p.tensors), dim=p.dim, dt=p.dt, sizes=p.sizes
@@ -426,6 +447,7 @@ _stack: Primitive = Primitive(
     lambda arrays, dim, dt: np.stack([a.astype(dt, copy=False) for a in arrays], dim),
     inputs=("tensors",),
     grads=(lambda g, n, i: g.select(n.dim, i),),  # type: ignore[arg-type, misc]
+    formulas=("grad.select({dim}, {i})",),
     variadic=True,
     tangent=lambda ts, p: _stack(*tangents_or_zeros(ts, p.tensors), dim=p.dim, dt=p.dt),
 )

@@ -77,24 +77,28 @@ _i0: Primitive = Primitive(
     "I0Backward0",
     float64_forward(lambda x: _unscaled(0, x)),
     grads=(lambda g, n: g * _i1(n.self),),
+    formulas=("i1(self)",),
     tangent="elementwise",
 )
 _i1: Primitive = Primitive(
     "SpecialI1Backward0",
     float64_forward(lambda x: _unscaled(1, x)),
     grads=(lambda g, n: g * _near_zero(n.self, 0.5, lambda x: _i0(x) - _i1(x) / x),),
+    formulas=("i0(self) - i1(self)/self",),
     tangent="elementwise",
 )
 _i0e: Primitive = Primitive(
     "SpecialI0EBackward0",
     float64_forward(lambda x: _scaled(0, x)),
     grads=(lambda g, n: g * (_i1e(n.self) - n.self.sgn() * n.result),),
+    formulas=("i1e(self) - sgn(self) * result",),
     tangent="elementwise",
 )
 _i1e: Primitive = Primitive(
     "SpecialI1EBackward0",
     float64_forward(lambda x: _scaled(1, x)),
     grads=(lambda g, n: g * _near_zero(n.self, 0.5 - n.self.abs(), _i1e_slope),),
+    formulas=("i0e(self) - result * (sgn(self) + 1/self)",),
     tangent="elementwise",
 )
 

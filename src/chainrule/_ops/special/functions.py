@@ -52,24 +52,28 @@ _erf = Primitive(
     "ErfBackward0",
     float64_forward(sm.erf),
     grads=(lambda g, n: g * _TWO_OVER_SQRT_PI * exp(-(n.self**2)),),
+    formulas=("2/√π * exp(-self²)",),
     tangent="elementwise",
 )
 _erfc = Primitive(
     "ErfcBackward0",
     float64_forward(sm.erfc),
     grads=(lambda g, n: -g * _TWO_OVER_SQRT_PI * exp(-(n.self**2)),),
+    formulas=("-2/√π * exp(-self²)",),
     tangent="elementwise",
 )
 _erfinv = Primitive(
     "ErfinvBackward0",
     float64_forward(sm.erfinv),
     grads=(lambda g, n: g / _TWO_OVER_SQRT_PI * exp(n.result**2),),
+    formulas=("√π/2 * exp(result²)",),
     tangent="elementwise",
 )
 _erfcx = Primitive(
     "SpecialErfcxBackward0",
     float64_forward(sm.erfcx),
     grads=(lambda g, n: g * (2 * n.self * n.result - _TWO_OVER_SQRT_PI),),
+    formulas=("2 * self * result - 2/√π",),
     tangent="elementwise",
 )
 
@@ -84,12 +88,14 @@ _log_ndtr = Primitive(
     "SpecialLogNdtrBackward0",
     float64_forward(sm.log_ndtr),
     grads=(lambda g, n: g * exp(-(n.result + n.self**2 / 2)) / _SQRT_2PI,),
+    formulas=("exp(-self²/2 - result)/√(2π)",),
     tangent="elementwise",
 )
 _ndtri = Primitive(
     "SpecialNdtriBackward0",
     float64_forward(lambda p: -math.sqrt(2) * sm.erfcinv(2 * p)),
     grads=(lambda g, n: g * _SQRT_2PI * exp(n.result**2 / 2),),
+    formulas=("√(2π) * exp(result²/2)",),
     tangent="elementwise",
 )
 special_log_ndtr = _op(_log_ndtr, "special_log_ndtr", "log of the standard normal cdf.")
@@ -101,12 +107,14 @@ _lgamma = Primitive(
     "LgammaBackward0",
     float64_forward(sm.lgamma),
     grads=(lambda g, n: g * n.self.digamma(),),
+    formulas=("digamma(self)",),
     tangent="elementwise",
 )
 _digamma = Primitive(
     "DigammaBackward0",
     float64_forward(sm.digamma),
     grads=(lambda g, n: g * polygamma(1, n.self),),
+    formulas=("polygamma(1, self)",),
     tangent="elementwise",
 )
 
@@ -119,11 +127,16 @@ _polygamma = Primitive(
     "PolygammaBackward0",
     float64_forward(lambda a, n: sm.polygamma(n, a)),
     grads=(lambda g, node: _polygamma_grad(g, node.self, node.n),),
+    formulas=("polygamma(n + 1, self), n = {n}",),
     tangent="elementwise",
 )
 # x.polygamma_(n) records a node of its own name in PyTorch.
 _polygamma_inplace = Primitive(
-    "PolygammaBackward1", _polygamma.forward, grads=_polygamma.grads, tangent="elementwise"
+    "PolygammaBackward1",
+    _polygamma.forward,
+    grads=_polygamma.grads,
+    formulas=_polygamma.formulas,
+    tangent="elementwise",
 )
 
 lgamma = tensor_method(_op(_lgamma, "lgamma", "log |Gamma(x)|."))
@@ -173,6 +186,7 @@ _mvlgamma = Primitive(
     "MvlgammaBackward0",
     float64_forward(_mvlgamma_kernel),
     grads=(lambda g, n: g * _mvdigamma(n.self, n.p),),
+    formulas=("Σ_(i < p) digamma(self - i/2), p = {p}",),
     tangent="elementwise",
 )
 
@@ -206,6 +220,7 @@ _entr = Primitive(
     "SpecialEntrBackward0",
     float64_forward(_entr_kernel),
     grads=(lambda g, n: -g * (1 + n.self.log()),),
+    formulas=("-(1 + log(self))",),
     tangent="elementwise",
 )
 special_entr = _op(_entr, "special_entr", "-x log(x) (0 at 0, -inf below 0).")

@@ -73,6 +73,7 @@ _hardtanh = Primitive(
     "HardtanhBackward0",
     lambda a, min_val, max_val: np.minimum(np.maximum(a, min_val), max_val).astype(a.dtype),
     grads=(lambda g, n: where((n.self > n.min_val) & (n.self < n.max_val), g, 0),),
+    formulas=("1 where {min_val} < self < {max_val}, else 0",),
     tangent="elementwise",
 )
 
@@ -105,6 +106,7 @@ _threshold = Primitive(
     "ThresholdBackward0",
     _threshold_forward,
     grads=(lambda g, n: where(n.self > n.threshold, g, 0),),
+    formulas=("1 where self > {threshold}, else 0",),
     tangent="elementwise",
 )
 # In place, PyTorch records another node, still differentiated from the input it overwrote.
@@ -112,6 +114,7 @@ _threshold_result = Primitive(
     "ThresholdBackward1",
     _threshold_forward,
     grads=(lambda g, n: where(n.self > n.threshold, g, 0),),
+    formulas=("1 where self > {threshold}, else 0",),
     tangent="elementwise",
 )
 
@@ -145,12 +148,14 @@ _leaky_relu = Primitive(
     "LeakyReluBackward0",
     _leaky_relu_forward,
     grads=(lambda g, n: where(n.self > 0, g, g * n.negative_slope),),
+    formulas=("1 where self > 0, else negative_slope = {negative_slope}",),
     tangent="elementwise",
 )
 _leaky_relu_result = Primitive(
     "LeakyReluBackward1",
     _leaky_relu_forward,
     grads=(_leaky_relu_result_rule,),
+    formulas=("1 where result > 0, else negative_slope = {negative_slope}",),
     tangent="elementwise",
 )
 
@@ -179,6 +184,7 @@ _hardsigmoid = Primitive(
     "HardsigmoidBackward0",
     _hardsigmoid_forward,
     grads=(lambda g, n: where((n.self > -3) & (n.self < 3), g * _ONE_SIXTH, 0),),
+    formulas=("1/6 where -3 < self < 3, else 0",),
     tangent="elementwise",
 )
 
@@ -199,7 +205,11 @@ def _hardswish_rule(g: Tensor, n: Any) -> Tensor:
 
 
 _hardswish = Primitive(
-    "HardswishBackward0", _hardswish_forward, grads=(_hardswish_rule,), tangent="elementwise"
+    "HardswishBackward0",
+    _hardswish_forward,
+    grads=(_hardswish_rule,),
+    formulas=("self/3 + 1/2 where -3 < self < 3, 1 where self ≥ 3, else 0",),
+    tangent="elementwise",
 )
 
 
@@ -238,6 +248,7 @@ _softshrink = Primitive(
     "SoftshrinkBackward0",
     _softshrink_forward,
     grads=(lambda g, n: where(n.self.abs() > n.lambd, g, 0),),
+    formulas=("1 where |self| > {lambd}, else 0",),
     tangent="elementwise",
 )
 
@@ -252,6 +263,7 @@ _hardshrink = Primitive(
     "HardshrinkBackward0",
     lambda a, lambd: np.where(np.abs(a) > lambd, a, 0).astype(a.dtype, copy=False),
     grads=(lambda g, n: where(n.self.abs() > n.lambd, g, 0),),
+    formulas=("1 where |self| > {lambd}, else 0",),
     tangent="elementwise",
 )
 
@@ -281,6 +293,10 @@ _prelu = Primitive(
     grads=(
         lambda g, n: where(n.self > 0, g, g * n.weight.reshape(n.shape)),
         _prelu_weight_rule,
+    ),
+    formulas=(
+        "1 where self > 0, else weight",
+        "Σ grad * self where self ≤ 0, over all but the channel dim",
     ),
 )
 
@@ -315,7 +331,15 @@ def _glu_rule(g: Tensor, n: Any) -> Tensor:
     return cat([g * gate, g * first * gate * (1 - gate)], n.dim)
 
 
-_glu = Primitive("GluBackward0", _glu_forward, grads=(_glu_rule,))
+_glu = Primitive(
+    "GluBackward0",
+    _glu_forward,
+    grads=(_glu_rule,),
+    formulas=(
+        "grad * sigmoid(b) and grad * a * sigmoid(b) * (1 - sigmoid(b)), joined along dim {dim} "
+        "(a, b: the halves of self)",
+    ),
+)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -128,6 +128,7 @@ _clamp_min = Primitive(
     "ClampMinBackward0",
     _clamp_min_forward,
     grads=(lambda g, n: where(n.self >= n.min, g, 0),),
+    formulas=("1 where self ≥ {min}, else 0",),
     tangent="elementwise",
 )
 

@@ -49,7 +49,12 @@ def _norm_rule(g: Tensor, n: Any) -> Tensor:
 
 
 # A p-norm over one dim (PyTorch's `norm(input, p, dim)`); no gradient where it is 0.
-_norm = Primitive("NormBackward1", _norm_forward, grads=(_norm_rule,))
+_norm = Primitive(
+    "NormBackward1",
+    _norm_forward,
+    grads=(_norm_rule,),
+    formulas=("|self|^(p - 1) * sign(self) / result^(p - 1), p = {p}",),
+)
 
 
 def _clamped_norm_forward(a: np.ndarray, dim: int, eps: float) -> np.ndarray:
@@ -64,7 +69,10 @@ def _clamped_norm_rule(g: Tensor, n: Any) -> Tensor:
 # Note: cosine_similarity clamps its norms to eps in place, outside the graph, so the
 # value is max(norm, eps) while the gradient is that of the unclamped norm.
 _clamped_norm = Primitive(
-    "LinalgVectorNormBackward0", _clamped_norm_forward, grads=(_clamped_norm_rule,)
+    "LinalgVectorNormBackward0",
+    _clamped_norm_forward,
+    grads=(_clamped_norm_rule,),
+    formulas=("self/‖self‖ along dim {dim} (the norm before it is clamped to eps = {eps})",),
 )
 
 

@@ -57,6 +57,7 @@ _erf = Primitive(
     "ErfBackward0",
     _erf_numpy,
     grads=(lambda g, n: g * (-(n.self * n.self)).exp() * _TWO_OVER_SQRT_PI,),
+    formulas=("2/√π * exp(-self²)",),
     tangent="elementwise",
 )
 

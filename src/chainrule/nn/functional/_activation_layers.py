@@ -63,6 +63,7 @@ _addmm = Primitive(
         lambda g, n: g.mm(n.mat2.t()),
         lambda g, n: n.mat1.t().mm(g),
     ),
+    formulas=("1", "grad · mat2ᵀ", "mat1ᵀ · grad"),
     tangent=_linear_tangent,
 )
 
@@ -210,6 +211,7 @@ _embedding_backward: Primitive = Primitive(
             g, indices=n.indices, scale=n.scale, num_weights=n.num_weights, scaled=True
         ),
     ),
+    formulas=("the rows of grad at indices (times scale, where given)",),
     tangent="linear",
 )
 _embedding: Primitive = Primitive(
@@ -221,6 +223,7 @@ _embedding: Primitive = Primitive(
             g, indices=n.indices, scale=n.scale, num_weights=n.num_weights
         ),
     ),
+    formulas=("grad rows added into the looked-up rows of weight",),
     tangent="linear",
 )
 

@@ -58,6 +58,12 @@ def _elu_rule(g: Tensor, n: Any) -> Tensor:
     return g * where(positive, n.scale, slope)
 
 
+_ELU_FORMULAS = (
+    "scale where self > 0, else alpha * scale * s * exp(s * self); "
+    "alpha = {alpha}, scale = {scale}, s = {grad_input_scale}",
+)
+
+
 def _elu_result_rule(g: Tensor, n: Any) -> Tensor:
     if n.alpha < 0:
         raise RuntimeError(NEGATIVE_SLOPE_INPLACE.format(name="elu"))
@@ -65,13 +71,39 @@ def _elu_result_rule(g: Tensor, n: Any) -> Tensor:
     return g * where(n.result > 0, n.scale, slope)
 
 
-_elu = Primitive("EluBackward0", _elu_forward_op, grads=(_elu_rule,), tangent="elementwise")
-_elu_result = Primitive(
-    "EluBackward1", _elu_forward_op, grads=(_elu_result_rule,), tangent="elementwise"
+_ELU_RESULT_FORMULAS = (
+    "scale where result > 0, else (result + alpha * scale) * s; "
+    "alpha = {alpha}, scale = {scale}, s = {grad_input_scale}",
 )
-_celu = Primitive("CeluBackward0", _elu_forward_op, grads=(_elu_rule,), tangent="elementwise")
+
+
+_elu = Primitive(
+    "EluBackward0",
+    _elu_forward_op,
+    grads=(_elu_rule,),
+    formulas=_ELU_FORMULAS,
+    tangent="elementwise",
+)
+_elu_result = Primitive(
+    "EluBackward1",
+    _elu_forward_op,
+    grads=(_elu_result_rule,),
+    formulas=_ELU_RESULT_FORMULAS,
+    tangent="elementwise",
+)
+_celu = Primitive(
+    "CeluBackward0",
+    _elu_forward_op,
+    grads=(_elu_rule,),
+    formulas=_ELU_FORMULAS,
+    tangent="elementwise",
+)
 _celu_result = Primitive(
-    "CeluBackward1", _elu_forward_op, grads=(_elu_result_rule,), tangent="elementwise"
+    "CeluBackward1",
+    _elu_forward_op,
+    grads=(_elu_result_rule,),
+    formulas=_ELU_RESULT_FORMULAS,
+    tangent="elementwise",
 )
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -151,7 +183,16 @@ def _gelu_rule(g: Tensor, n: Any) -> Tensor:
     return g * (cdf + x * pdf)
 
 
-_gelu = Primitive("GeluBackward0", _gelu_forward, grads=(_gelu_rule,), tangent="elementwise")
+_gelu = Primitive(
+    "GeluBackward0",
+    _gelu_forward,
+    grads=(_gelu_rule,),
+    formulas=(
+        "cdf(self) + self * pdf(self), the normal cdf and pdf "
+        "(or their tanh approximation: approximate = {approximate})",
+    ),
+    tangent="elementwise",
+)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -168,7 +209,11 @@ def _silu_rule(g: Tensor, n: Any) -> Tensor:
 
 
 _silu = Primitive(
-    "SiluBackward0", lambda a: a * stable_sigmoid(a), grads=(_silu_rule,), tangent="elementwise"
+    "SiluBackward0",
+    lambda a: a * stable_sigmoid(a),
+    grads=(_silu_rule,),
+    formulas=("sigmoid(self) * (1 + self * (1 - sigmoid(self)))",),
+    tangent="elementwise",
 )
 
 
@@ -188,7 +233,13 @@ def _mish_rule(g: Tensor, n: Any) -> Tensor:
     return g * (t + x * x.sigmoid() * (1 - t * t))
 
 
-_mish = Primitive("MishBackward0", _mish_forward, grads=(_mish_rule,), tangent="elementwise")
+_mish = Primitive(
+    "MishBackward0",
+    _mish_forward,
+    grads=(_mish_rule,),
+    formulas=("t + self * sigmoid(self) * (1 - t²), t = tanh(softplus(self))",),
+    tangent="elementwise",
+)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -209,7 +260,14 @@ def _softplus_rule(g: Tensor, n: Any) -> Tensor:
 
 
 _softplus = Primitive(
-    "SoftplusBackward0", _softplus_forward, grads=(_softplus_rule,), tangent="elementwise"
+    "SoftplusBackward0",
+    _softplus_forward,
+    grads=(_softplus_rule,),
+    formulas=(
+        "sigmoid(beta * self), 1 where beta * self > threshold; "
+        "beta = {beta}, threshold = {threshold}",
+    ),
+    tangent="elementwise",
 )
 
 
@@ -228,6 +286,7 @@ _logsigmoid = Primitive(
     "LogSigmoidBackward0",
     _logsigmoid_forward,
     grads=(lambda g, n: g * (-n.self).sigmoid(),),
+    formulas=("sigmoid(-self)",),
     tangent="elementwise",
 )
 

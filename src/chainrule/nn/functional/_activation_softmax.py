@@ -73,12 +73,18 @@ _softmax_backward: Primitive = Primitive(
             - (gg * n.output).sum(n.dim, keepdim=True) * n.grad_output
         ),
     ),
+    formulas=(
+        "output * (grad - Σ(grad * output) along dim {dim})",
+        "grad * (grad_output - Σ(grad_output * output)) - Σ(grad * output) * grad_output, "
+        "sums along dim {dim}",
+    ),
 )
 # Its Jacobian diag(y) - y y^T is symmetric, so the rule is also forward mode's rule.
 _softmax = Primitive(
     "SoftmaxBackward0",
     _along(_softmax_np),
     grads=(lambda g, n: _softmax_backward(g, n.result, dim=n.dim),),
+    formulas=("result * (grad - Σ(grad * result) along dim {dim})",),
     tangent=lambda ts, p: _softmax_backward(ts[0], p.result, dim=p.dim),
 )
 
@@ -92,12 +98,17 @@ _log_softmax_backward: Primitive = Primitive(
         lambda gg, n: gg - (gg * n.output.exp()).sum(n.dim, keepdim=True),
         lambda gg, n: -gg * n.output.exp() * n.grad_output.sum(n.dim, keepdim=True),
     ),
+    formulas=(
+        "grad - Σ(grad * exp(output)) along dim {dim}",
+        "-grad * exp(output) * Σ grad_output along dim {dim}",
+    ),
 )
 # Forward mode: the tangent t moves y by t - sum(t * exp(y)) (the transpose of the rule).
 _log_softmax = Primitive(
     "LogSoftmaxBackward0",
     _along(_log_softmax_np),
     grads=(lambda g, n: _log_softmax_backward(g, n.result, dim=n.dim),),
+    formulas=("grad - exp(result) * Σ grad along dim {dim}",),
     tangent=lambda ts, p: ts[0] - (ts[0] * p.result.exp()).sum(p.dim, keepdim=True),
 )
 

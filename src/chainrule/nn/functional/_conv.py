@@ -110,6 +110,11 @@ _conv = OptionalInputs(
         "weight": lambda g, n: _conv_weight(n.input, g, geo=n.geo, size=n.size),
         "bias": _bias_grad,
     },
+    formulas={
+        "input": "conv_transpose(grad, weight)",
+        "weight": "each weight tap's input window correlated with grad",
+        "bias": "Σ grad over all but the channel dim",
+    },
     required=("input", "weight"),
     optional=("bias",),
     tangent=_conv_tangent(transposed=False),
@@ -121,6 +126,11 @@ _conv_transpose = OptionalInputs(
         "input": lambda g, n: _conv(g, n.weight, None, geo=n.geo, size=n.size),
         "weight": lambda g, n: _conv_weight(g, n.input, geo=n.geo, size=n.size),
         "bias": _bias_grad,
+    },
+    formulas={
+        "input": "conv(grad, weight)",
+        "weight": "each weight tap's grad window correlated with input",
+        "bias": "Σ grad over all but the channel dim",
     },
     required=("input", "weight"),
     optional=("bias",),
@@ -135,6 +145,7 @@ _conv_weight = Primitive(
         lambda g, n: _conv_transpose(n.grad_output, g, None, geo=n.geo, size=n.size),
         lambda g, n: _conv(n.input, g, None, geo=n.geo, size=n.size),
     ),
+    formulas=("conv_transpose(grad_output, grad)", "conv(input, grad)"),
     tangent="multilinear",
 )
 

@@ -67,12 +67,14 @@ _unfold = Primitive(
     "Im2ColBackward0",
     _unfold_array,
     grads=(lambda g, n: _fold(g, blocks=n.blocks),),
+    formulas=("fold(grad): the columns of grad summed back into the blocks they came from",),
     tangent="linear",
 )
 _fold = Primitive(
     "Col2ImBackward0",
     _fold_array,
     grads=(lambda g, n: _unfold(g, blocks=n.blocks),),
+    formulas=("unfold(grad): the blocks of grad as columns",),
     tangent="linear",
 )
 

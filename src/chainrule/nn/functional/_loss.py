@@ -58,8 +58,19 @@ def _spread(g: Tensor, n: Any) -> Tensor:
     return g / n.count if n.reduction == "mean" else g
 
 
-def _loss_op(name: str, pointwise: Any, grad_self: Any, grad_target: Any = None) -> Primitive:
-    """A loss op on (input, target) that broadcast: `pointwise(x, t, **params)`, reduced."""
+_PER_ELEMENT = ", / n = {count} if the reduction ({reduction}) is mean"  # what _spread does
+
+
+def _loss_op(
+    name: str,
+    pointwise: Any,
+    grad_self: Any,
+    grad_target: Any = None,
+    formulas: tuple[str | None, str | None] = (None, None),
+) -> Primitive:
+    """A loss op on (input, target) that broadcast: `pointwise(x, t, **params)`, reduced.
+
+    `formulas` say the two rules, as Primitive's `formulas` do."""
 
     def forward(
         x: np.ndarray, t: np.ndarray, reduction: str, dt: np.dtype, count: int, **params: Any
@@ -68,7 +79,13 @@ def _loss_op(name: str, pointwise: Any, grad_self: Any, grad_target: Any = None)
             loss = pointwise(x.astype(dt, copy=False), t.astype(dt, copy=False), **params)
         return _reduced(np.asarray(loss, dtype=dt), reduction)
 
-    return Primitive(name, forward, inputs=("self", "target"), grads=(grad_self, grad_target))
+    return Primitive(
+        name,
+        forward,
+        inputs=("self", "target"),
+        grads=(grad_self, grad_target),
+        formulas=formulas,
+    )
 
 
 def _operands(input: Tensor, target: Tensor, kernel: str) -> tuple[np.dtype, int]:
@@ -90,6 +107,7 @@ _mse = _loss_op(
     lambda x, t: (x - t) * (x - t),
     lambda g, n: _spread(g, n) * 2 * (n.self - n.target),
     lambda g, n: _spread(g, n) * -2 * (n.self - n.target),
+    formulas=("2 * (self - target)" + _PER_ELEMENT, "-2 * (self - target)" + _PER_ELEMENT),
 )
 
 
@@ -157,6 +175,10 @@ _smooth_l1 = _loss_op(
     _smooth_l1_pointwise,
     lambda g, n: _smooth_l1_slope(g, n, n.self - n.target),
     lambda g, n: -_smooth_l1_slope(g, n, n.self - n.target),
+    formulas=(
+        "d/beta where |d| < beta, else sign(d), d = self - target, beta = {beta}" + _PER_ELEMENT,
+        "-(d/beta where |d| < beta, else sign(d)), d = self - target, beta = {beta}" + _PER_ELEMENT,
+    ),
 )
 
 
@@ -193,6 +215,12 @@ _huber = _loss_op(
     _huber_pointwise,
     lambda g, n: _huber_slope(g, n, n.self - n.target),
     lambda g, n: -_huber_slope(g, n, n.self - n.target),
+    formulas=(
+        "d where |d| < delta, else delta * sign(d), d = self - target, delta = {delta}"
+        + _PER_ELEMENT,
+        "-(d where |d| < delta, else delta * sign(d)), d = self - target, delta = {delta}"
+        + _PER_ELEMENT,
+    ),
 )
 
 
@@ -242,6 +270,10 @@ _bce = _loss_op(
     ),
     lambda g, n: (
         _bce_weighted(g, n) * (clamp_min((1 - n.self).log(), -100) - clamp_min(n.self.log(), -100))
+    ),
+    formulas=(
+        "(self - target) / max(self * (1 - self), 1e-12), times weight if given" + _PER_ELEMENT,
+        "log(1 - self) - log(self), each log at least -100, times weight if given" + _PER_ELEMENT,
     ),
 )
 
@@ -313,6 +345,12 @@ _bce_logits = _loss_op(
     _bce_logits_pointwise,
     _bce_logits_self,
     _bce_logits_target,
+    formulas=(
+        "sigmoid(self) - target (with pos_weight p: (1 + (p - 1) * target) * sigmoid(self) "
+        "- p * target), times weight if given" + _PER_ELEMENT,
+        "-self (with pos_weight p: (p - 1) * softplus(-self) - self), times weight if given"
+        + _PER_ELEMENT,
+    ),
 )
 
 
@@ -361,6 +399,7 @@ _soft_margin = Primitive(
     "SoftMarginLossBackward0",
     _soft_margin_forward,
     grads=(lambda g, n: _spread(g, n) * -n.target * (-n.target * n.self).sigmoid(),),
+    formulas=("-target * sigmoid(-target * self)" + _PER_ELEMENT,),
 )
 
 

@@ -79,16 +79,24 @@ _nll_backward: Primitive = Primitive(
     _nll_backward_forward,
     inputs=("grad_output",),
     grads=(lambda g, n: _nll(g, **_nll_params(n)),),
+    formulas=("-grad at each row's target class, weighted (/ total weight if mean), summed",),
     tangent="linear",
 )
 _nll: Primitive = Primitive(
     "NllLossBackward0",
     _nll_forward,
     grads=(lambda g, n: _nll_backward(g, self_sizes=n.self_sizes, **_nll_params(n)),),
+    formulas=("-grad at each row's target class (/ total weight if mean), else 0",),
     tangent="linear",
 )
 # PyTorch names the op on (N, C, d1, ...) inputs after its 2-d spatial kernel.
-_nll_2d = Primitive("NllLoss2DBackward0", _nll_forward, grads=_nll.grads, tangent="linear")
+_nll_2d = Primitive(
+    "NllLoss2DBackward0",
+    _nll_forward,
+    grads=_nll.grads,
+    formulas=_nll.formulas,
+    tangent="linear",
+)
 
 
 def _check_target(input: Tensor, target: Tensor) -> None:

@@ -89,6 +89,12 @@ _batch_norm = OptionalInputs(
     "NativeBatchNormBackward0",
     _batch_norm_forward,
     rules={"input": _bn_input_grad, "weight": _bn_weight_grad, "bias": _channel_sum},
+    formulas={
+        "input": "invstd * (gw - mean(gw) - xhat * mean(gw * xhat)) per channel, "
+        "gw = grad * weight, xhat = (input - mean) * invstd",
+        "weight": "Σ grad * xhat over all but the channel dim",
+        "bias": "Σ grad over all but the channel dim",
+    },
     required=("input",),
     optional=("weight", "bias"),
 )
@@ -118,6 +124,11 @@ _batch_norm_eval = OptionalInputs(
     "NativeBatchNormBackward0",
     _eval_forward,
     rules={"input": _eval_input_grad, "weight": _eval_weight_grad, "bias": _channel_sum},
+    formulas={
+        "input": "weight * invstd, per channel (the running statistics are constants)",
+        "weight": "Σ grad * (input - mean) * invstd over all but the channel dim",
+        "bias": "Σ grad over all but the channel dim",
+    },
     required=("input",),
     optional=("weight", "bias"),
 )
@@ -290,6 +301,12 @@ _layer_norm = OptionalInputs(
         "weight": _ln_weight_grad,
         "bias": lambda g, n: g.sum(tuple(range(g.ndim - len(n.dims)))),
     },
+    formulas={
+        "input": "invstd * (gw - mean(gw) - xhat * mean(gw * xhat)) over the normalized dims, "
+        "gw = grad * weight, xhat = (input - mean) * invstd",
+        "weight": "Σ grad * xhat over the leading dims",
+        "bias": "Σ grad over the leading dims",
+    },
     required=("input",),
     optional=("weight", "bias"),
 )
@@ -372,6 +389,12 @@ _group_norm = OptionalInputs(
     "NativeGroupNormBackward0",
     _group_norm_forward,
     rules={"input": _gn_input_grad, "weight": _gn_weight_grad, "bias": _channel_sum},
+    formulas={
+        "input": "invstd * (gw - mean(gw) - xhat * mean(gw * xhat)) per group, "
+        "gw = grad * weight, xhat = (input - mean) * invstd",
+        "weight": "Σ grad * xhat over all but the channel dim",
+        "bias": "Σ grad over all but the channel dim",
+    },
     required=("input",),
     optional=("weight", "bias"),
 )

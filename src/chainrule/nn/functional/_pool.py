@@ -53,6 +53,7 @@ _max_pool2d = Primitive(
         a, kernel, stride, lo, dilation, out
     ),
     grads=(lambda g, n: _max_scatter(g[0], indices=n.indices._data, size=n.size, unique=n.unique),),
+    formulas=("grad[0] added where each window's maximum was (indices), zeros elsewhere",),
     outputs=("result", "indices"),
     # Forward mode: each window's tangent is that of its maximum (the indices get none).
     tangent=lambda ts, p: (
@@ -228,7 +229,7 @@ def max_pool1d(
 
 # --- average pooling ----------------------------------------------------------------------
 
-_avg_pool2d = _taps.linear_pair("AvgPool2DBackward0")
+_avg_pool2d = _taps.linear_pair("AvgPool2DBackward0", "grad / window size, spread over each window")
 
 
 def avg_pool2d(

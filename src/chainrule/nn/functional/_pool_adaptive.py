@@ -29,7 +29,9 @@ Ints = tuple[int, ...]
 
 # --- adaptive pooling -------------------------------------------------------------------
 
-_adaptive_avg_pool2d = _taps.linear_pair("AdaptiveAvgPool2DBackward0")
+_adaptive_avg_pool2d = _taps.linear_pair(
+    "AdaptiveAvgPool2DBackward0", "grad / window size, spread over each window"
+)
 
 
 def _output_size(name: str, input: Tensor, output_size: Any) -> Ints:
@@ -125,6 +127,7 @@ _adaptive_max_pool2d = Primitive(
     grads=(
         lambda g, n: _adaptive_scatter(g[0], indices=n.indices._data, size=n.size, unique=False),
     ),
+    formulas=("grad[0] added where each window's maximum was (indices), zeros elsewhere",),
     outputs=("result", "indices"),
     # Forward mode: each window's tangent is that of its maximum (the indices get none).
     tangent=lambda ts, p: (

@@ -53,14 +53,16 @@ _constant_pad = Primitive(
             g, lo=tuple(-p for p in n.lo), hi=tuple(-p for p in n.hi), value=0
         ),
     ),
+    formulas=("grad with the padding cropped off",),
     # Forward mode pads the tangent with zeros: the padding value is a constant.
     tangent=lambda ts, p: _constant_pad(ts[0], lo=p.lo, hi=p.hi, value=0),
 )
 
-_reflect = {k: _taps.linear_pair(f"ReflectionPad{k}DBackward0") for k in (1, 2, 3)}
-_replicate = {k: _taps.linear_pair(f"ReplicationPad{k}DBackward0") for k in (1, 2, 3)}
+_FOLDED = "grad with the padding added back onto the positions it copies"
+_reflect = {k: _taps.linear_pair(f"ReflectionPad{k}DBackward0", _FOLDED) for k in (1, 2, 3)}
+_replicate = {k: _taps.linear_pair(f"ReplicationPad{k}DBackward0", _FOLDED) for k in (1, 2, 3)}
 # PyTorch pads circularly with slice copies, so its grad_fn is CopySlices; here one map.
-_circular = _taps.linear_pair("CopySlices")
+_circular = _taps.linear_pair("CopySlices", _FOLDED)
 
 
 def _reflect_index(size: int, lo: int, hi: int) -> np.ndarray:
@@ -167,18 +169,25 @@ def _check_pad_sizes(mode: str, shape: Ints, k: int, lo: Ints, hi: Ints) -> None
 
 # --- interpolate --------------------------------------------------------------------------
 
+_COPIED = "grad summed back onto the input position each output copied"
+_INTERPOLATED = "grad spread back with the interpolation weights"
 _upsample = {
-    **{("nearest", k): _taps.linear_pair(f"UpsampleNearest{k}DBackward0") for k in (1, 2, 3)},
     **{
-        ("nearest-exact", k): _taps.linear_pair(f"UpsampleNearestExact{k}DBackward0")
+        ("nearest", k): _taps.linear_pair(f"UpsampleNearest{k}DBackward0", _COPIED)
         for k in (1, 2, 3)
     },
-    ("linear", 1): _taps.linear_pair("UpsampleLinear1DBackward0"),
-    ("bilinear", 2): _taps.linear_pair("UpsampleBilinear2DBackward0"),
-    ("bicubic", 2): _taps.linear_pair("UpsampleBicubic2DBackward0"),
-    ("trilinear", 3): _taps.linear_pair("UpsampleTrilinear3DBackward0"),
+    **{
+        ("nearest-exact", k): _taps.linear_pair(f"UpsampleNearestExact{k}DBackward0", _COPIED)
+        for k in (1, 2, 3)
+    },
+    ("linear", 1): _taps.linear_pair("UpsampleLinear1DBackward0", _INTERPOLATED),
+    ("bilinear", 2): _taps.linear_pair("UpsampleBilinear2DBackward0", _INTERPOLATED),
+    ("bicubic", 2): _taps.linear_pair("UpsampleBicubic2DBackward0", _INTERPOLATED),
+    ("trilinear", 3): _taps.linear_pair("UpsampleTrilinear3DBackward0", _INTERPOLATED),
 }
-_adaptive_avg_pool3d = _taps.linear_pair("AdaptiveAvgPool3DBackward0")
+_adaptive_avg_pool3d = _taps.linear_pair(
+    "AdaptiveAvgPool3DBackward0", "grad / window size, spread over each window"
+)
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 _ALL_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
@@ -422,12 +431,14 @@ _pixel_shuffle = Primitive(
     "PixelShuffleBackward0",
     lambda a, r: _shuffle(a, r),
     grads=(lambda g, n: _pixel_unshuffle(g, r=n.r),),
+    formulas=("pixel_unshuffle(grad, {r})",),
     tangent="linear",
 )
 _pixel_unshuffle = Primitive(
     "PixelUnshuffleBackward0",
     lambda a, r: _unshuffle(a, r),
     grads=(lambda g, n: _pixel_shuffle(g, r=n.r),),
+    formulas=("pixel_shuffle(grad, {r})",),
     tangent="linear",
 )
 

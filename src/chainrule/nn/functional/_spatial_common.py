@@ -55,7 +55,7 @@ class OptionalInputs:
     One Primitive per combination of present inputs, all with the same name and
     rules. The forward receives every input by name (absent ones as None) and so
     do the rules: `n.weight` is None when no weight was given. `tangent` is the
-    Primitives' forward-mode rule (see `Primitive`).
+    Primitives' forward-mode rule and `formulas` say the rules (see `Primitive`).
     """
 
     def __init__(
@@ -63,6 +63,7 @@ class OptionalInputs:
         name: str,
         forward: Callable[..., Any],
         rules: dict[str, Rule | None],
+        formulas: dict[str, str | None],
         required: Sequence[str],
         optional: Sequence[str],
         tangent: str | Callable[..., Any] | None = None,
@@ -75,6 +76,7 @@ class OptionalInputs:
                 name,
                 _by_name(forward, names),
                 grads=[rules[k] for k in names],
+                formulas=[formulas[k] for k in names],
                 inputs=names,
                 tangent=tangent,
             )
@@ -113,12 +115,14 @@ def scatter_pair(name: str) -> tuple[Primitive, Primitive]:
         lambda g, indices, size, unique: _windows.scatter_plane(g, indices, size, unique),
         inputs=("grad_output",),
         grads=(lambda g, n: gather(g, indices=n.indices, size=n.size, unique=n.unique),),
+        formulas=("grad at indices (where each window's maximum was)",),
         tangent="linear",
     )
     gather = Primitive(
         name,
         lambda a, indices, size, unique: _windows.gather_plane(a, indices, len(size)),
         grads=(lambda g, n: scatter(g, indices=n.indices, size=n.size, unique=n.unique),),
+        formulas=("grad added where each window's maximum was (indices), zeros elsewhere",),
         tangent="linear",
     )
     return scatter, gather

@@ -116,19 +116,23 @@ def adjoint(g: np.ndarray, taps: Sequence[Taps]) -> np.ndarray:
     return g
 
 
-def linear_pair(name: str) -> Primitive:
-    """The primitive `name` applying `taps`, whose rule is the adjoint (and vice versa)."""
+def linear_pair(name: str, formula: str) -> Primitive:
+    """The primitive `name` applying `taps`, whose rule is the adjoint (and vice versa).
+
+    `formula` says that rule, the adjoint, as Primitive's `formulas` do."""
     backward = Primitive(
         name.replace("Backward0", "BackwardBackward0"),
         lambda g, taps: adjoint(g, taps),
         inputs=("grad_output",),
         grads=(lambda g, n: forward(g, taps=n.taps),),
+        formulas=("the op's taps applied to grad (the op itself)",),
         tangent="linear",
     )
     forward = Primitive(
         name,
         lambda a, taps: apply(a, taps),
         grads=(lambda g, n: backward(g, taps=n.taps),),
+        formulas=(formula,),
         tangent="linear",
     )
     return forward

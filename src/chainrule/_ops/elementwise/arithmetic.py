@@ -14,7 +14,6 @@ from ..primitive import (
     pair_dtype,
     scalar_tensor,
     tangents_or_zeros,
-    tensor_method,
 )
 from ..quiet import quiet
 from .conditional import where
@@ -115,7 +114,6 @@ def _check_alpha(values: list[Tensor], alpha: Any, op: str) -> None:
         )
 
 
-@tensor_method
 def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """input + alpha * other, broadcasting."""
     dt, (a, b) = as_operands(input, other)
@@ -127,7 +125,6 @@ def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return _add(a, b, dt=dt.np, alpha=alpha)
 
 
-@tensor_method
 def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """input - alpha * other, broadcasting."""
     dt, (a, b) = as_operands(input, other)
@@ -179,7 +176,6 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return _rsub(a, other=b, dt=dt.np)
 
 
-@tensor_method
 def mul(input: Tensor, other: Any) -> Tensor:
     """Elementwise product, broadcasting."""
     dt, (a, b) = as_operands(input, other)
@@ -189,7 +185,6 @@ def mul(input: Tensor, other: Any) -> Tensor:
 multiply = mul
 
 
-@tensor_method
 def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """True division (integers give floats), broadcasting."""
     if rounding_mode is not None:
@@ -212,7 +207,6 @@ divide = true_divide = div
 _neg = Primitive("NegBackward0", np.negative, grads=(lambda g, n: -g,), tangent="linear")
 
 
-@tensor_method
 def neg(input: Tensor) -> Tensor:
     if input._data.dtype == np.bool_:
         raise RuntimeError(
@@ -225,7 +219,6 @@ def neg(input: Tensor) -> Tensor:
 negative = neg
 
 
-@tensor_method
 def square(input: Tensor) -> Tensor:
     return pow(input, 2)
 
@@ -279,7 +272,6 @@ __all__ = [
 ]
 
 
-@tensor_method
 def pow(input: Any, exponent: Any) -> Tensor:
     """input ** exponent, for a tensor and/or number on either side."""
     if not isinstance(input, Tensor):

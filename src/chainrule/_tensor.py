@@ -111,9 +111,10 @@ class VersionCounter:
 
 
 if TYPE_CHECKING:
-    # The op methods and operators, for type checkers: at run time Tensor derives from
-    # object alone, and `_tensor_methods.bind()` copies the table's entries onto it.
-    from ._tensor_methods import TensorMethods as _OpMethods
+    # The op methods and operators with their signatures, for type checkers (a stub made
+    # from the table in _tensor_methods.py). At run time Tensor derives from object alone,
+    # and `_tensor_methods.bind()` copies the table's entries onto it.
+    from ._tensor_surface import TensorSurface as _OpMethods
 else:
     _OpMethods = object
 

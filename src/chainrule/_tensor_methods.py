@@ -11,8 +11,13 @@ the tensor is not the first argument of the function) it is the op module's
 
 At import, `chainrule/__init__.py` runs `bind()`: it copies every entry onto
 Tensor, so a method call costs what it did when the op modules set them.
-Type checkers see the table as Tensor's base class (`_tensor.py`), so they know
-each method's signature.
+
+Type checkers see these methods through `_tensor_surface.pyi`, Tensor's base
+class when type checking (see `_tensor.py`): each entry with the signature mypy
+infers for it here. After changing this table or an op's signature, rewrite it
+with `python scripts/make_tensor_stub.py` (tests/test_typing.py checks it is up
+to date). mypy cannot take this class itself as that base: the op modules use
+tensor methods in their module-level rules, before the table could be inferred.
 """
 
 from __future__ import annotations
@@ -405,7 +410,7 @@ class TensorMethods:
     narrow = views.narrow
     clone = views.clone
     contiguous = views.contiguous
-    if TYPE_CHECKING:
+    if TYPE_CHECKING:  # (what mypy infers for property(f) is Any)
 
         @property
         def T(self) -> Tensor:

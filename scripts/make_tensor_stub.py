@@ -191,7 +191,8 @@ def render(result: build.BuildResult | None = None) -> str:
         if isinstance(node, Decorator) and node.func.is_property:
             t = node.func.type
             assert isinstance(t, CallableType)
-            lines += ["    @property", f"    def {name}(self) -> {names.type(t.ret_type)}: ..."]
+            ret = names.type(t.ret_type)
+            lines += ["    @property", f"    def {name}(self) -> {ret}: ...  # {sources[name]}"]
             continue
         assert isinstance(node, Var) and node.type is not None, name
         t = get_proper_type(node.type)

@@ -64,22 +64,22 @@ class TensorSurface:
     def __irshift__(self, other: Tensor | Number, /) -> Tensor: ...  # bitwise.irshift_operator
     def __getitem__(self, index: Any) -> Tensor: ...  # getitem.getitem
     def __setitem__(self, index: Any, value: Any) -> None: ...  # writes.setitem
-    def add(self, other: Any, *, alpha: Any = ...) -> Tensor: ...  # arithmetic.add
+    def add(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor: ...  # arithmetic.add
     def add_(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor: ...  # inplace_forms.add_
-    def sub(self, other: Any, *, alpha: Any = ...) -> Tensor: ...  # arithmetic.sub
+    def sub(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor: ...  # arithmetic.sub
     def sub_(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor: ...  # inplace_forms.sub_
     def subtract_(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor: ...  # inplace_forms.sub_
-    def mul(self, other: Any) -> Tensor: ...  # arithmetic.mul
+    def mul(self, other: Tensor | Number) -> Tensor: ...  # arithmetic.mul
     def mul_(self, other: Tensor | Number) -> Tensor: ...  # inplace_forms.mul_
     def multiply_(self, other: Tensor | Number) -> Tensor: ...  # inplace_forms.mul_
-    def div(self, other: Any, *, rounding_mode: builtins.str | None = ...) -> Tensor: ...  # arithmetic.div
+    def div(self, other: Tensor | Number, *, rounding_mode: builtins.str | None = ...) -> Tensor: ...  # arithmetic.div
     def div_(self, other: Tensor | Number, *, rounding_mode: builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
     def divide_(self, other: Tensor | Number, *, rounding_mode: builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
     def neg(self) -> Tensor: ...  # arithmetic.neg
     def neg_(self, /) -> Tensor: ...  # inplace_forms.neg_
     def negative_(self, /) -> Tensor: ...  # inplace_forms.negative_
     def positive(self) -> Tensor: ...  # rounding.positive
-    def pow(self, exponent: Any) -> Tensor: ...  # arithmetic.pow
+    def pow(self, exponent: Tensor | Number) -> Tensor: ...  # arithmetic.pow
     def square(self) -> Tensor: ...  # arithmetic.square
     def square_(self, /) -> Tensor: ...  # inplace_forms.square_
     def reciprocal(self) -> Tensor: ...  # exp_log.reciprocal
@@ -334,9 +334,9 @@ class TensorSurface:
     def clone(self, *, memory_format: Any = ...) -> Tensor: ...  # views.clone
     def contiguous(self, memory_format: Any = ...) -> Tensor: ...  # views.contiguous
     @property
-    def T(self) -> Tensor: ...
+    def T(self) -> Tensor: ...  # property(views.reversed_dims)
     @property
-    def mT(self) -> Tensor: ...
+    def mT(self) -> Tensor: ...  # property(views.matrix_transpose)
     def flip(self, *dims: Any, **kwargs: Any) -> Tensor: ...  # rearrange.flip_method
     def fliplr(self) -> Tensor: ...  # rearrange.fliplr
     def flipud(self) -> Tensor: ...  # rearrange.flipud

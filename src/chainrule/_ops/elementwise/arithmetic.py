@@ -9,6 +9,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import (
+    Number,
     Primitive,
     as_operands,
     pair_dtype,
@@ -114,7 +115,7 @@ def _check_alpha(values: list[Tensor], alpha: Any, op: str) -> None:
         )
 
 
-def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def add(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     """input + alpha * other, broadcasting."""
     dt, (a, b) = as_operands(input, other)
     if alpha != 1 and b._requires_grad is False and not isinstance(other, Tensor):
@@ -125,7 +126,7 @@ def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return _add(a, b, dt=dt.np, alpha=alpha)
 
 
-def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def sub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     """input - alpha * other, broadcasting."""
     dt, (a, b) = as_operands(input, other)
     _check_no_bool(dt, input, other)
@@ -163,7 +164,7 @@ _rsub_tensor: Primitive = Primitive(  # other - alpha * self, both tensors
 )
 
 
-def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def rsub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     """other - alpha * input."""
     if isinstance(other, Tensor):
         dt, (a, b) = as_operands(input, other)
@@ -176,7 +177,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return _rsub(a, other=b, dt=dt.np)
 
 
-def mul(input: Tensor, other: Any) -> Tensor:
+def mul(input: Tensor, other: Tensor | Number) -> Tensor:
     """Elementwise product, broadcasting."""
     dt, (a, b) = as_operands(input, other)
     return _mul(a, b, dt=dt.np)
@@ -185,7 +186,7 @@ def mul(input: Tensor, other: Any) -> Tensor:
 multiply = mul
 
 
-def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+def div(input: Tensor, other: Tensor | Number, *, rounding_mode: str | None = None) -> Tensor:
     """True division (integers give floats), broadcasting."""
     if rounding_mode is not None:
         from .division import div_rounded
@@ -272,7 +273,7 @@ __all__ = [
 ]
 
 
-def pow(input: Any, exponent: Any) -> Tensor:
+def pow(input: Tensor | Number, exponent: Tensor | Number) -> Tensor:
     """input ** exponent, for a tensor and/or number on either side."""
     if not isinstance(input, Tensor):
         dt, (base, exp_) = as_operands(input, exponent)

@@ -7,7 +7,6 @@ onto Tensor. Each entry's comment names the function it is.
 """
 
 import builtins
-import numpy
 import typing
 from typing import Any
 

@@ -326,7 +326,8 @@ def op_object(ns: str, op: str) -> Any:
     if ns == OPERATOR:
         return inspect.getattr_static(chainrule.Tensor, OPERATORS[op][0])
     if ns == TENSOR:
-        return inspect.getattr_static(chainrule.Tensor, op)
+        method = inspect.getattr_static(chainrule.Tensor, op)
+        return method.fget if isinstance(method, property) else method
     return getattr(MODULES[ns], op)
 
 

@@ -83,6 +83,11 @@ from ._ops.shape.views import (
     swapdims,
 )
 from ._ops.special import *  # noqa: F403
+
+# Tensor's op methods and operators, from the table of them (once the op families are loaded).
+from ._tensor_methods import bind as _bind_tensor_methods
+
+_bind_tensor_methods()
 from ._printing import get_printoptions, set_printoptions
 from .nn.functional._activation_softmax import (
     tensor_log_softmax as log_softmax,
@@ -112,7 +117,7 @@ short = int16
 bool = _dtype.bool_
 uint8 = uint8
 
-del _apply_inplace
+del _apply_inplace, _bind_tensor_methods
 
 
 def is_tensor(obj: object) -> _builtins.bool:

@@ -492,9 +492,10 @@ def _new_dtype(self: Tensor, dtype: Any) -> Any:
     return dtype if dtype is not None else _dtype.from_numpy_dtype(self._data.dtype)
 
 
-def _new_tensor(
+def new_tensor(
     self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
+    """`data` as a new tensor, of `self`'s dtype unless `dtype` is given."""
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use "
@@ -507,18 +508,31 @@ def _new_tensor(
     return tensor(data, dtype=_new_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
-def _new_factory(make: Any, name: str) -> Any:
-    def method(
-        self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
-    ) -> Tensor:
-        dt = _new_dtype(self, dtype)
-        return make(*size, dtype=dt, device=device, requires_grad=requires_grad)
-
-    method.__name__ = name
-    return method
+def new_zeros(
+    self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """Zeros of `size`, of `self`'s dtype unless `dtype` is given."""
+    dt = _new_dtype(self, dtype)
+    return zeros(*size, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def _new_full(
+def new_ones(
+    self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """Ones of `size`, of `self`'s dtype unless `dtype` is given."""
+    dt = _new_dtype(self, dtype)
+    return ones(*size, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def new_empty(
+    self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """An uninitialized tensor of `size`, of `self`'s dtype unless `dtype` is given."""
+    dt = _new_dtype(self, dtype)
+    return empty(*size, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def new_full(
     self: Tensor,
     size: Sequence[int],
     fill_value: Any,
@@ -527,12 +541,7 @@ def _new_full(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
+    """`fill_value` everywhere in `size`, of `self`'s dtype unless `dtype` is given."""
     return full(
         size, fill_value, dtype=_new_dtype(self, dtype), device=device, requires_grad=requires_grad
     )
-
-
-Tensor.new_tensor = _new_tensor  # type: ignore[attr-defined]
-Tensor.new_full = _new_full  # type: ignore[attr-defined]
-for _name, _make in (("new_zeros", zeros), ("new_ones", ones), ("new_empty", empty)):
-    setattr(Tensor, _name, _new_factory(_make, _name))

@@ -28,6 +28,7 @@ from .._tensor import Tensor
 from .forward_mode import push_forward
 
 __all__ = [
+    "Number",
     "OpNode",
     "Primitive",
     "Rule",
@@ -35,13 +36,14 @@ __all__ = [
     "pair_dtype",
     "scalar_tensor",
     "tangents_or_zeros",
-    "tensor_method",
     "tracks",
     "wrap_dim",
     "wrap_dims",
 ]
 
 Rule = Callable[[Tensor, "OpNode"], Tensor | None]
+# A Python or NumPy number, as ops accept one in place of a tensor.
+Number = bool | int | float | np.number | np.bool_
 # What a node saves: (index, name) of the inputs, then of the outputs (Primitive.save_plan).
 SavePlan = tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
 
@@ -451,12 +453,6 @@ def _same_kind_pair(a: Any, b: Any) -> tuple[_dtype.dtype, list[Tensor]] | None:
     if type(b) is Tensor:
         return dt, [a, b]
     return dt, [a, scalar_tensor(b, dt)]
-
-
-def tensor_method(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Also expose a function as a Tensor method of the same name (`x.exp()`)."""
-    setattr(Tensor, fn.__name__, fn)
-    return fn
 
 
 def tangents_or_zeros(tangents: Sequence[Tensor | None], inputs: Sequence[Tensor]) -> list[Tensor]:

@@ -28,7 +28,6 @@ from . import (
     division,
     exp_log,
     inplace_forms,
-    operators,  # noqa: F401  (importing it binds the operators)
     rounding,
     ternary,
     trig,

@@ -9,12 +9,12 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import (
+    Number,
     Primitive,
     as_operands,
     pair_dtype,
     scalar_tensor,
     tangents_or_zeros,
-    tensor_method,
 )
 from ..quiet import quiet
 from .conditional import where
@@ -127,8 +127,7 @@ def _check_alpha(values: list[Tensor], alpha: Any, op: str) -> None:
         )
 
 
-@tensor_method
-def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def add(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     """input + alpha * other, broadcasting."""
     dt, (a, b) = as_operands(input, other)
     if alpha != 1 and b._requires_grad is False and not isinstance(other, Tensor):
@@ -139,8 +138,7 @@ def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return _add(a, b, dt=dt.np, alpha=alpha)
 
 
-@tensor_method
-def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def sub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     """input - alpha * other, broadcasting."""
     dt, (a, b) = as_operands(input, other)
     _check_no_bool(dt, input, other)
@@ -179,7 +177,7 @@ _rsub_tensor: Primitive = Primitive(  # other - alpha * self, both tensors
 )
 
 
-def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def rsub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     """other - alpha * input."""
     if isinstance(other, Tensor):
         dt, (a, b) = as_operands(input, other)
@@ -192,8 +190,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return _rsub(a, other=b, dt=dt.np)
 
 
-@tensor_method
-def mul(input: Tensor, other: Any) -> Tensor:
+def mul(input: Tensor, other: Tensor | Number) -> Tensor:
     """Elementwise product, broadcasting."""
     dt, (a, b) = as_operands(input, other)
     return _mul(a, b, dt=dt.np)
@@ -202,8 +199,7 @@ def mul(input: Tensor, other: Any) -> Tensor:
 multiply = mul
 
 
-@tensor_method
-def div(input: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+def div(input: Tensor, other: Tensor | Number, *, rounding_mode: str | None = None) -> Tensor:
     """True division (integers give floats), broadcasting."""
     if rounding_mode is not None:
         return div_rounded(input, other, rounding_mode)
@@ -225,7 +221,6 @@ _neg = Primitive(
 )
 
 
-@tensor_method
 def neg(input: Tensor) -> Tensor:
     if input._data.dtype == np.bool_:
         raise RuntimeError(
@@ -238,7 +233,6 @@ def neg(input: Tensor) -> Tensor:
 negative = neg
 
 
-@tensor_method
 def square(input: Tensor) -> Tensor:
     return pow(input, 2)
 
@@ -295,8 +289,7 @@ __all__ = [
 ]
 
 
-@tensor_method
-def pow(input: Any, exponent: Any) -> Tensor:
+def pow(input: Tensor | Number, exponent: Tensor | Number) -> Tensor:
     """input ** exponent, for a tensor and/or number on either side."""
     if not isinstance(input, Tensor):
         dt, (base, exp_) = as_operands(input, exponent)

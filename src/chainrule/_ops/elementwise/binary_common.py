@@ -10,19 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import OpNode, Primitive, Rule, as_operands, scalar_tensor
+from ..primitive import Number, OpNode, Primitive, Rule, as_operands, scalar_tensor
 from .forwards import broadcast_error
 
 __all__ = [
     "NUMBER",
     "Binary",
+    "OperandPair",
+    "TensorOperandPair",
+    "TensorPair",
     "Undifferentiable",
     "c_name",
     "check_cast",
@@ -36,6 +39,7 @@ __all__ = [
     "legacy_name",
     "not_implemented_for",
     "operands",
+    "pair_method",
     "pair_op",
     "require_tensors",
 ]
@@ -135,32 +139,108 @@ def check_pair(
     raise invalid_arguments(op, (other,) if method else (input, other), {}, expected, method)
 
 
+# What a binary op accepts, as its function and its method are typed. "tensors": two
+# tensors; "number second": a tensor, then a tensor or number; "numbers": also a number
+# first; "any": also two numbers. A method's first operand is always the tensor itself.
+TensorPair = Callable[[Tensor, Tensor], Tensor]
+TensorOperandPair = Callable[[Tensor, Tensor | Number], Tensor]
+OperandPair = Callable[[Tensor | Number, Tensor | Number], Tensor]
+
+
+@overload
+def pair_op(
+    op: str,
+    impl: Callable[[Any, Any], Tensor],
+    accepts: Literal["tensors"],
+    expected: Sequence[str] = (),
+    doc: str | None = "",
+) -> TensorPair: ...
+@overload
+def pair_op(
+    op: str,
+    impl: Callable[[Any, Any], Tensor],
+    accepts: Literal["number second"],
+    expected: Sequence[str] = (),
+    doc: str | None = "",
+) -> TensorOperandPair: ...
+@overload
+def pair_op(
+    op: str,
+    impl: Callable[[Any, Any], Tensor],
+    accepts: Literal["numbers", "any"],
+    expected: Sequence[str] = (),
+    doc: str | None = "",
+) -> OperandPair: ...
 def pair_op(
     op: str,
     impl: Callable[[Any, Any], Tensor],
     accepts: str,
     expected: Sequence[str] = (),
-    doc: str = "",
-    method: bool = True,
-) -> Callable[..., Tensor]:
-    """`op(input, other)`, also set as the method `input.op(other)`, checking both as torch."""
+    doc: str | None = "",
+) -> Callable[[Any, Any], Tensor]:
+    """The function `op(input, other)`: torch's checks of both operands, then `impl`."""
 
     def function(input: Any, other: Any) -> Tensor:
         check_pair(op, input, other, accepts, expected)
         return impl(input, other)
 
-    def as_method(self: Tensor, other: Any) -> Tensor:
-        check_pair(op, self, other, accepts, expected, method=True)
-        return impl(self, other)
-
-    for f in (function, as_method):
-        f.__name__ = f.__qualname__ = op
-        f.__doc__ = doc
-    if method:
-        setattr(Tensor, op, as_method)
+    function.__name__ = function.__qualname__ = op
+    function.__doc__ = doc
     return function
 
 
+@overload
+def pair_method(
+    op: str,
+    impl: Callable[[Any, Any], Tensor],
+    accepts: Literal["tensors"],
+    expected: Sequence[str] = (),
+    doc: str | None = "",
+) -> TensorPair: ...
+@overload
+def pair_method(
+    op: str,
+    impl: Callable[[Any, Any], Tensor],
+    accepts: Literal["number second", "numbers", "any"],
+    expected: Sequence[str] = (),
+    doc: str | None = "",
+) -> TensorOperandPair: ...
+def pair_method(
+    op: str,
+    impl: Callable[[Any, Any], Tensor],
+    accepts: str,
+    expected: Sequence[str] = (),
+    doc: str | None = "",
+) -> Callable[[Tensor, Any], Tensor]:
+    """The method `input.op(other)`: as `pair_op`, its errors naming `other` alone."""
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        check_pair(op, self, other, accepts, expected, method=True)
+        return impl(self, other)
+
+    method.__name__ = method.__qualname__ = op
+    method.__doc__ = doc
+    return method
+
+
+@overload
+def inplace_pair_op(
+    op: str,
+    impl: Callable[[Any, Any], Tensor],
+    accepts: Literal["tensors"],
+    expected: Sequence[str] = (),
+    names: tuple[str, str] = ("input", "other"),
+    check_promotion: bool = True,
+) -> TensorPair: ...
+@overload
+def inplace_pair_op(
+    op: str,
+    impl: Callable[[Any, Any], Tensor],
+    accepts: Literal["number second"],
+    expected: Sequence[str] = (),
+    names: tuple[str, str] = ("input", "other"),
+    check_promotion: bool = True,
+) -> TensorOperandPair: ...
 def inplace_pair_op(
     op: str,
     impl: Callable[[Any, Any], Tensor],
@@ -168,8 +248,8 @@ def inplace_pair_op(
     expected: Sequence[str] = (),
     names: tuple[str, str] = ("input", "other"),
     check_promotion: bool = True,
-) -> Callable[..., Tensor]:
-    """Set the method `input.op_(other)`: `op` computed, then written into `input`.
+) -> Callable[[Tensor, Any], Tensor]:
+    """The method `input.op_(other)`: `op` computed, then written into `input`.
 
     Like torch, first refuse operands whose promoted dtype `input` cannot hold
     (unless `check_promotion` is off, for ops that check their dtypes themselves).
@@ -182,7 +262,6 @@ def inplace_pair_op(
         return inplace(self, (other,), lambda old: impl(old, other))
 
     method.__name__ = method.__qualname__ = f"{op}_"
-    setattr(Tensor, f"{op}_", method)
     return method
 
 
@@ -342,7 +421,7 @@ class Binary:
         return self._second(input, other=scalar_tensor(other, dt), dt=dt.np, **params)
 
 
-def dunder(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[..., Any]:
+def dunder(fn: Callable[[Any, Any], Tensor], reflected: bool = False) -> TensorOperandPair:
     """A Tensor dunder (`__mod__`, `__rmod__`, ...) calling `fn`; other types are not ours."""
 
     def op(self: Tensor, other: Any) -> Any:

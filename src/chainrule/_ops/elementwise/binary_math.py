@@ -15,7 +15,7 @@ import numpy as np
 from ... import _dtype
 from ..._creation import zeros_like
 from ..._tensor import Tensor
-from ..primitive import Primitive
+from ..primitive import Number, Primitive
 from .arithmetic import pow
 from .binary_common import (
     Binary,
@@ -27,6 +27,7 @@ from .binary_common import (
     legacy_name,
     not_implemented_for,
     operands,
+    pair_method,
     pair_op,
 )
 from .conditional import where
@@ -116,13 +117,18 @@ _atan2 = Binary(
     "Atan2Backward0",
     formulas=("other/(self² + other²)", "-self/(self² + other²)"),
 )
+_atan2_impl = _to_float(_atan2)
 atan2 = pair_op(
     "atan2",
-    _to_float(_atan2),
+    _atan2_impl,
     "tensors",
     doc="The angle of the point (other, input), in (-pi, pi].",
 )
-arctan2 = pair_op("arctan2", _to_float(_atan2), "tensors", doc="Alias of atan2.")
+atan2_method = pair_method("atan2", _atan2_impl, "tensors", doc=atan2.__doc__)
+atan2_ = inplace_pair_op("atan2", _atan2_impl, "tensors")
+arctan2 = pair_op("arctan2", _atan2_impl, "tensors", doc="Alias of atan2.")
+arctan2_method = pair_method("arctan2", _atan2_impl, "tensors", doc=arctan2.__doc__)
+arctan2_ = inplace_pair_op("arctan2", _atan2_impl, "tensors")
 
 _hypot = Binary(
     _quiet(np.hypot),  # without overflow for large inputs
@@ -130,9 +136,10 @@ _hypot = Binary(
     "HypotBackward0",
     formulas=("self/result", "other/result"),
 )
-hypot = pair_op(
-    "hypot", _floats_only("hypot_cpu", _hypot), "tensors", doc="sqrt(input² + other²), safely."
-)
+_hypot_impl = _floats_only("hypot_cpu", _hypot)
+hypot = pair_op("hypot", _hypot_impl, "tensors", doc="sqrt(input² + other²), safely.")
+hypot_method = pair_method("hypot", _hypot_impl, "tensors", doc=hypot.__doc__)
+hypot_ = inplace_pair_op("hypot", _hypot_impl, "tensors")
 
 
 # --- copysign ------------------------------------------------------------------------------
@@ -150,13 +157,18 @@ _copysign = Binary(
     "CopysignBackward1",
     formulas=("result/self, 0 where self = 0", "0"),
 )
+_copysign_impl = _to_float(_copysign)
 copysign = pair_op(
     "copysign",
-    _to_float(_copysign),
+    _copysign_impl,
     "number second",
     (_BOTH, _SECOND),
     doc="|input| with the sign of other (the sign bit: -0.0 and -nan count as negative).",
 )
+copysign_method = pair_method(
+    "copysign", _copysign_impl, "number second", (_BOTH, _SECOND), doc=copysign.__doc__
+)
+copysign_ = inplace_pair_op("copysign", _copysign_impl, "number second", (_BOTH, _SECOND))
 
 
 # --- xlogy, xlog1py ------------------------------------------------------------------------
@@ -188,14 +200,18 @@ _xlogy = Binary(
     formulas=("log(other), 0 where self = 0 and other ≤ 0", "self/other"),
     first_formula="input/other",
 )
+_xlogy_impl = _to_float(_xlogy)
 xlogy = pair_op(
     "xlogy",
-    _to_float(_xlogy),
+    _xlogy_impl,
     "numbers",
     (_BOTH, _FIRST, _SECOND),
     doc="input * log(other), and 0 where input is 0 (unless other is nan).",
 )
-inplace_pair_op("xlogy", _to_float(_xlogy), "number second", (_BOTH, _SECOND))
+xlogy_method = pair_method(
+    "xlogy", _xlogy_impl, "numbers", (_BOTH, _FIRST, _SECOND), doc=xlogy.__doc__
+)
+xlogy_ = inplace_pair_op("xlogy", _xlogy_impl, "number second", (_BOTH, _SECOND))
 
 # log1p belongs to the unary family; this private copy keeps the two families independent.
 _log1p = Primitive(
@@ -232,7 +248,6 @@ xlog1py = pair_op(
     "numbers",
     (_BOTH, _FIRST, _SECOND),
     doc="input * log1p(other), and 0 where input is 0 (unless other is nan).",
-    method=False,
 )
 xlog1py.__name__ = xlog1py.__qualname__ = "xlog1py"
 
@@ -249,12 +264,11 @@ _logaddexp = Binary(
     "LogaddexpBackward0",
     formulas=("sigmoid(self - other)", "sigmoid(other - self)"),
 )
+_logaddexp_impl = _floats_only("logaddexp_cpu", _logaddexp)
 logaddexp = pair_op(
-    "logaddexp",
-    _floats_only("logaddexp_cpu", _logaddexp),
-    "tensors",
-    doc="log(exp(input) + exp(other)), without overflow.",
+    "logaddexp", _logaddexp_impl, "tensors", doc="log(exp(input) + exp(other)), without overflow."
 )
+logaddexp_method = pair_method("logaddexp", _logaddexp_impl, "tensors", doc=logaddexp.__doc__)
 _logaddexp2 = Binary(
     _quiet(np.logaddexp2),
     (
@@ -264,12 +278,11 @@ _logaddexp2 = Binary(
     "Logaddexp2Backward0",
     formulas=("sigmoid((self - other) * ln 2)", "sigmoid((other - self) * ln 2)"),
 )
+_logaddexp2_impl = _floats_only("logaddexp2_cpu", _logaddexp2)
 logaddexp2 = pair_op(
-    "logaddexp2",
-    _floats_only("logaddexp2_cpu", _logaddexp2),
-    "tensors",
-    doc="log2(2**input + 2**other), without overflow.",
+    "logaddexp2", _logaddexp2_impl, "tensors", doc="log2(2**input + 2**other), without overflow."
 )
+logaddexp2_method = pair_method("logaddexp2", _logaddexp2_impl, "tensors", doc=logaddexp2.__doc__)
 
 
 # --- nextafter, heaviside ------------------------------------------------------------------
@@ -282,13 +295,15 @@ _nextafter = Binary(
     "NextafterBackward0",
     formulas=("1, 0 where self = other", "0"),
 )
+_nextafter_impl = _floats_only("nextafter_cpu", _nextafter)
 nextafter = pair_op(
     "nextafter",
-    _floats_only("nextafter_cpu", _nextafter),
+    _nextafter_impl,
     "tensors",
     doc="The next float after input in the direction of other.",
 )
-inplace_pair_op("nextafter", _floats_only("nextafter_cpu", _nextafter), "tensors")
+nextafter_method = pair_method("nextafter", _nextafter_impl, "tensors", doc=nextafter.__doc__)
+nextafter_ = inplace_pair_op("nextafter", _nextafter_impl, "tensors")
 
 _heaviside = Undifferentiable(
     "heaviside",
@@ -309,14 +324,14 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     return _heaviside_impl(input, values)
 
 
-def _heaviside_method(self: Tensor, values: Tensor) -> Tensor:
+def heaviside_method(self: Tensor, values: Tensor) -> Tensor:
+    """The step function: 0 below 0, 1 above, `values` at 0 (and 0 at nan)."""
     check_pair("heaviside", self, values, "tensors", method=True, names=("input", "values"))
     return _heaviside_impl(self, values)
 
 
-_heaviside_method.__name__ = _heaviside_method.__qualname__ = "heaviside"
-setattr(Tensor, "heaviside", _heaviside_method)
-inplace_pair_op(
+heaviside_method.__name__ = heaviside_method.__qualname__ = "heaviside"
+heaviside_ = inplace_pair_op(
     "heaviside", _heaviside_impl, "tensors", names=("input", "values"), check_promotion=False
 )
 
@@ -347,18 +362,17 @@ def _ldexp_impl(input: Tensor, other: Tensor) -> Tensor:
 
 
 ldexp = pair_op("ldexp", _ldexp_impl, "tensors", doc="input * 2**other (exact for integer other).")
+ldexp_method = pair_method("ldexp", _ldexp_impl, "tensors", doc=ldexp.__doc__)
 
 
-def _ldexp_(self: Tensor, other: Any) -> Tensor:
+def ldexp_(self: Tensor, other: Tensor) -> Tensor:
+    """In-place `ldexp`: self * 2**other, written into self (a floating-point tensor)."""
     check_pair("ldexp_", self, other, "tensors", method=True)
     if not self.dtype.is_floating_point:
         raise RuntimeError(
             f"ldexp can't be cast to the desired output type {legacy_name(self.dtype)}"
         )
     return inplace(self, (other,), lambda old: _ldexp_impl(old, other))
-
-
-setattr(Tensor, "ldexp_", _ldexp_)
 
 
 # --- float_power ---------------------------------------------------------------------------
@@ -383,16 +397,17 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     return _float_power_impl(input, exponent)
 
 
-def _float_power_method(self: Tensor, exponent: Any) -> Tensor:
+def float_power_method(self: Tensor, exponent: Tensor | Number) -> Tensor:
+    """self ** exponent computed in float64, whatever the dtypes (a float64 result)."""
     check_pair("float_power", self, exponent, "numbers", _POWER_SIGNATURES, method=True)
     return _float_power_impl(self, exponent)
 
 
-_float_power_method.__name__ = _float_power_method.__qualname__ = "float_power"
-setattr(Tensor, "float_power", _float_power_method)
+float_power_method.__name__ = float_power_method.__qualname__ = "float_power"
 
 
-def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+def float_power_(self: Tensor, exponent: Tensor | Number) -> Tensor:
+    """In-place `float_power`: self must already be float64."""
     check_pair("float_power_", self, exponent, "number second", _POWER_SIGNATURES, method=True)
     if self.dtype is not _dtype.float64:
         raise RuntimeError(
@@ -400,14 +415,3 @@ def _float_power_(self: Tensor, exponent: Any) -> Tensor:
             "operation's result requires dtype Double"
         )
     return inplace(self, (exponent,), lambda old: _float_power_impl(old, exponent))
-
-
-setattr(Tensor, "float_power_", _float_power_)
-
-for _name, _impl, _accepts, _signatures in (
-    ("atan2", _to_float(_atan2), "tensors", ()),
-    ("arctan2", _to_float(_atan2), "tensors", ()),
-    ("hypot", _floats_only("hypot_cpu", _hypot), "tensors", ()),
-    ("copysign", _to_float(_copysign), "number second", (_BOTH, _SECOND)),
-):
-    inplace_pair_op(_name, _impl, _accepts, _signatures)

@@ -13,8 +13,15 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import as_operands, tensor_method
-from .binary_common import dunder, inplace_pair_op, not_implemented_for, operands, pair_op
+from ..primitive import Number, as_operands
+from .binary_common import (
+    dunder,
+    inplace_pair_op,
+    not_implemented_for,
+    operands,
+    pair_method,
+    pair_op,
+)
 from .compare import _compare
 
 __all__ = [
@@ -36,8 +43,8 @@ logical_or = _compare(np.logical_or, "logical_or")
 logical_xor = _compare(np.logical_xor, "logical_xor")
 
 
-def _bitwise(np_fn: Any, name: str) -> Any:
-    def bitwise(input: Tensor, other: Any) -> Tensor:
+def _bitwise(np_fn: Any, name: str) -> Callable[[Tensor, Tensor | Number], Tensor]:
+    def bitwise(input: Tensor, other: Tensor | Number) -> Tensor:
         dt, (a, b) = as_operands(input, other)
         if dt._category == 2:
             raise NotImplementedError(
@@ -49,17 +56,15 @@ def _bitwise(np_fn: Any, name: str) -> Any:
     return bitwise
 
 
-bitwise_and = tensor_method(_bitwise(np.bitwise_and, "bitwise_and"))
-bitwise_or = tensor_method(_bitwise(np.bitwise_or, "bitwise_or"))
-bitwise_xor = tensor_method(_bitwise(np.bitwise_xor, "bitwise_xor"))
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
 
 
-@tensor_method
 def logical_not(input: Tensor) -> Tensor:
     return Tensor._make(np.logical_not(input._data))
 
 
-@tensor_method
 def bitwise_not(input: Tensor) -> Tensor:
     if input._data.dtype.kind == "f":
         raise NotImplementedError("\"bitwise_not_cpu\" not implemented for 'Float'")
@@ -103,26 +108,28 @@ bitwise_right_shift = pair_op(
     _SIGNATURES,
     doc="input >> other, for integers (arithmetic: the sign is kept).",
 )
-inplace_pair_op("bitwise_left_shift", _left, "number second", _SIGNATURES)
-inplace_pair_op("bitwise_right_shift", _right, "number second", _SIGNATURES)
-for _name, _fn in (
-    ("bitwise_and", bitwise_and),
-    ("bitwise_or", bitwise_or),
-    ("bitwise_xor", bitwise_xor),
-):
-    inplace_pair_op(_name, _fn, "number second", _SIGNATURES)
 
 
-_OPERATORS = {
-    "__lshift__": dunder(_left),
-    "__rlshift__": dunder(_left, reflected=True),
-    "__rshift__": dunder(_right),
-    "__rrshift__": dunder(_right, reflected=True),
-    "__ilshift__": dunder(Tensor.bitwise_left_shift_),  # type: ignore[attr-defined]
-    "__irshift__": dunder(Tensor.bitwise_right_shift_),  # type: ignore[attr-defined]
-    "__iand__": dunder(Tensor.bitwise_and_),  # type: ignore[attr-defined]
-    "__ior__": dunder(Tensor.bitwise_or_),  # type: ignore[attr-defined]
-    "__ixor__": dunder(Tensor.bitwise_xor_),  # type: ignore[attr-defined]
-}
-for _name, _op in _OPERATORS.items():
-    setattr(Tensor, _name, _op)
+# --- the methods, their in-place forms and the operators ------------------------------------
+
+bitwise_left_shift_method = pair_method(
+    "bitwise_left_shift", _left, "numbers", _SIGNATURES, bitwise_left_shift.__doc__
+)
+bitwise_right_shift_method = pair_method(
+    "bitwise_right_shift", _right, "numbers", _SIGNATURES, bitwise_right_shift.__doc__
+)
+bitwise_left_shift_ = inplace_pair_op("bitwise_left_shift", _left, "number second", _SIGNATURES)
+bitwise_right_shift_ = inplace_pair_op("bitwise_right_shift", _right, "number second", _SIGNATURES)
+bitwise_and_ = inplace_pair_op("bitwise_and", bitwise_and, "number second", _SIGNATURES)
+bitwise_or_ = inplace_pair_op("bitwise_or", bitwise_or, "number second", _SIGNATURES)
+bitwise_xor_ = inplace_pair_op("bitwise_xor", bitwise_xor, "number second", _SIGNATURES)
+
+lshift_operator = dunder(_left)
+rlshift_operator = dunder(_left, reflected=True)
+rshift_operator = dunder(_right)
+rrshift_operator = dunder(_right, reflected=True)
+ilshift_operator = dunder(bitwise_left_shift_)
+irshift_operator = dunder(bitwise_right_shift_)
+iand_operator = dunder(bitwise_and_)
+ior_operator = dunder(bitwise_or_)
+ixor_operator = dunder(bitwise_xor_)

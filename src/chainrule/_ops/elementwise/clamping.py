@@ -8,13 +8,14 @@ min < max, since max wins when the bounds cross).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec
 
 import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import Primitive, scalar_tensor, tensor_method
+from ..primitive import Primitive, scalar_tensor
 from .conditional import where
 from .forwards import broadcast_error
 from .unary_common import check_tensor, inplace_form, quiet
@@ -31,6 +32,7 @@ __all__ = [
     "relu",
 ]
 
+P = ParamSpec("P")
 _NUMBER = (int, float, np.number, np.bool_)
 _C_TYPE_NAMES = {
     "float16": "c10::Half",
@@ -207,13 +209,11 @@ def _clamp(name: str, input: Tensor, min: Any, max: Any) -> Tensor:
     return _clamp_scalar(input, lo=lo, hi=hi, dt=dt.np)
 
 
-@tensor_method
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Each element limited to [min, max] (numbers or tensors; max wins where min > max)."""
     return _clamp("clamp", input, min, max)
 
 
-@tensor_method
 def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Alias of `clamp`."""
     return _clamp("clip", input, min, max)
@@ -230,7 +230,6 @@ def _one_sided(name: str, input: Any, bound: Any, arg: str) -> tuple[_dtype.dtyp
     return dt, _bound_value(bound, dt.np)
 
 
-@tensor_method
 def clamp_min(input: Tensor, min: Any) -> Tensor:
     """max(input, min), elementwise."""
     dt, lo = _one_sided("clamp_min", input, min, "min")
@@ -239,7 +238,6 @@ def clamp_min(input: Tensor, min: Any) -> Tensor:
     return _clamp_min_scalar(input, lo=lo, dt=dt.np)
 
 
-@tensor_method
 def clamp_max(input: Tensor, max: Any) -> Tensor:
     """min(input, max), elementwise."""
     dt, hi = _one_sided("clamp_max", input, max, "max")
@@ -260,10 +258,12 @@ _C_INT_NAMES = {
 }
 
 
-def _inplace_clamp(fn: Any, name: str) -> Any:
+def _inplace_clamp(
+    fn: Callable[Concatenate[Tensor, P], Tensor], name: str
+) -> Callable[Concatenate[Tensor, P], Tensor]:
     write = inplace_form(fn, name)
 
-    def op(input: Tensor, *bounds: Any, **kwargs: Any) -> Tensor:
+    def op(input: Tensor, *bounds: P.args, **kwargs: P.kwargs) -> Tensor:
         check_tensor(name, input)
         values = [*bounds, *kwargs.values()]
         if input._data.dtype.kind in "biu" and any(
@@ -278,7 +278,6 @@ def _inplace_clamp(fn: Any, name: str) -> Any:
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = write.__doc__
-    setattr(Tensor, name, op)
     return op
 
 
@@ -316,6 +315,5 @@ _relu = Primitive(
 )
 
 
-@tensor_method
 def relu(input: Tensor) -> Tensor:
     return _relu(input)

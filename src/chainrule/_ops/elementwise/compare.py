@@ -6,19 +6,21 @@ between them; `fmax` and `fmin` give it all to the first input, as torch does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import Primitive, as_operands, tensor_method
+from ..primitive import Number, Primitive, as_operands
 from .binary_common import (
     Binary,
     check_pair,
     inplace,
     legacy_name,
     operands,
+    pair_method,
     pair_op,
     require_tensors,
 )
@@ -47,16 +49,16 @@ __all__ = [
 ]
 
 
-def _compare(np_fn: Any, name: str) -> Any:
+def _compare(np_fn: Any, name: str) -> Callable[[Tensor, Tensor | Number], Tensor]:
     """A comparison or logical op: a bool tensor, outside the graph."""
 
-    def compare(input: Tensor, other: Any) -> Tensor:
+    def compare(input: Tensor, other: Tensor | Number) -> Tensor:
         with np.errstate(over="ignore"):  # 1e300 against a float32 tensor is inf, quietly
             _, (a, b) = as_operands(input, other)
         return Tensor._make(np.asarray(np_fn(a._data, b._data)))
 
     compare.__name__ = name
-    return tensor_method(compare)
+    return compare
 
 
 eq = _compare(np.equal, "eq")
@@ -118,12 +120,16 @@ _minimum = Binary(
         "1 where other < self, 1/2 where equal, else 0",
     ),
 )
+_maximum_impl = _promoted(_maximum)
+_minimum_impl = _promoted(_minimum)
 maximum = pair_op(
-    "maximum", _promoted(_maximum), "tensors", doc="The larger of each pair (nan if either is)."
+    "maximum", _maximum_impl, "tensors", doc="The larger of each pair (nan if either is)."
 )
 minimum = pair_op(
-    "minimum", _promoted(_minimum), "tensors", doc="The smaller of each pair (nan if either is)."
+    "minimum", _minimum_impl, "tensors", doc="The smaller of each pair (nan if either is)."
 )
+maximum_method = pair_method("maximum", _maximum_impl, "tensors", doc=maximum.__doc__)
+minimum_method = pair_method("minimum", _minimum_impl, "tensors", doc=minimum.__doc__)
 
 
 # --- fmax, fmin: a number wins over nan; the first input wins a tie ----------------------------
@@ -167,8 +173,12 @@ _fmin = Binary(
         "0 where self ≤ other or other is nan, else 1",
     ),
 )
-fmax = pair_op("fmax", _promoted(_fmax), "tensors", doc="The larger of each pair, ignoring nan.")
-fmin = pair_op("fmin", _promoted(_fmin), "tensors", doc="The smaller of each pair, ignoring nan.")
+_fmax_impl = _promoted(_fmax)
+_fmin_impl = _promoted(_fmin)
+fmax = pair_op("fmax", _fmax_impl, "tensors", doc="The larger of each pair, ignoring nan.")
+fmin = pair_op("fmin", _fmin_impl, "tensors", doc="The smaller of each pair, ignoring nan.")
+fmax_method = pair_method("fmax", _fmax_impl, "tensors", doc=fmax.__doc__)
+fmin_method = pair_method("fmin", _fmin_impl, "tensors", doc=fmin.__doc__)
 
 
 # --- isclose, allclose, equal --------------------------------------------------------------
@@ -240,43 +250,47 @@ def equal(input: Tensor, other: Tensor) -> bool:
     return bool(np.array_equal(input._data.astype(dt.np), other._data.astype(dt.np)))
 
 
-def _close_method(op: str, fn: Any) -> None:
-    def method(
-        self: Tensor,
-        other: Tensor,
-        rtol: float = 1e-05,
-        atol: float = 1e-08,
-        equal_nan: bool = False,
-    ) -> Any:
-        require_tensors(op, other=other)
-        return fn(self, other, rtol, atol, equal_nan)
-
-    method.__name__ = method.__qualname__ = op
-    setattr(Tensor, op, method)
+# The methods name only `other` in their errors (`x.isclose(1)`: argument 'other').
 
 
-_close_method("isclose", isclose)
-_close_method("allclose", allclose)
+def isclose_method(
+    self: Tensor,
+    other: Tensor,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> Tensor:
+    """Where self and other are close: |self - other| <= atol + rtol * |other|."""
+    require_tensors("isclose", other=other)
+    return isclose(self, other, rtol, atol, equal_nan)
 
 
-def _equal_method(self: Tensor, other: Tensor) -> bool:
+def allclose_method(
+    self: Tensor,
+    other: Tensor,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> bool:
+    """Whether every element of self is close to other's (see isclose)."""
+    require_tensors("allclose", other=other)
+    return allclose(self, other, rtol, atol, equal_nan)
+
+
+isclose_method.__name__ = isclose_method.__qualname__ = "isclose"
+allclose_method.__name__ = allclose_method.__qualname__ = "allclose"
+
+
+def equal_method(self: Tensor, other: Tensor) -> bool:
+    """Whether the tensors have the same shape and equal elements (compared after promotion)."""
     require_tensors("equal", other=other)
     return equal(self, other)
 
 
-setattr(Tensor, "equal", _equal_method)
+equal_method.__name__ = equal_method.__qualname__ = "equal"
 
 
-# --- comparisons: method aliases and in-place forms ------------------------------------------
-
-for _alias, _fn in (
-    ("greater", gt),
-    ("greater_equal", ge),
-    ("less", lt),
-    ("less_equal", le),
-    ("not_equal", ne),
-):
-    setattr(Tensor, _alias, _fn)
+# --- comparisons: in-place forms ----------------------------------------------------------
 
 _COMPARE_SIGNATURES = (
     "Tensor input, Tensor other, *, Tensor out = None",
@@ -284,7 +298,7 @@ _COMPARE_SIGNATURES = (
 )
 
 
-def _inplace_compare(name: str, np_fn: Any) -> Any:
+def _inplace_compare(name: str, np_fn: Any) -> Callable[[Tensor, Tensor | Number], Tensor]:
     """`x.lt_(y)`: the comparison written into x as 0s and 1s of x's dtype.
 
     torch records a node with zero gradients, named for a number (Backward0) or
@@ -318,7 +332,7 @@ def _inplace_compare(name: str, np_fn: Any) -> Any:
             return by_tensor(old, other, dt=dt.np)
         return by_number(old, other=b, dt=dt.np)
 
-    def method(self: Tensor, other: Any) -> Tensor:
+    def method(self: Tensor, other: Tensor | Number) -> Tensor:
         check_pair(f"{name}_", self, other, "number second", _COMPARE_SIGNATURES, method=True)
         return inplace(self, (other,), lambda old: compute(old, other))
 
@@ -326,21 +340,9 @@ def _inplace_compare(name: str, np_fn: Any) -> Any:
     return method
 
 
-_COMPARISONS = {
-    "eq": np.equal,
-    "ne": np.not_equal,
-    "lt": np.less,
-    "le": np.less_equal,
-    "gt": np.greater,
-    "ge": np.greater_equal,
-}
-for _name, _np_fn in _COMPARISONS.items():
-    setattr(Tensor, f"{_name}_", _inplace_compare(_name, _np_fn))
-for _alias, _name in (
-    ("greater_", "gt"),
-    ("greater_equal_", "ge"),
-    ("less_", "lt"),
-    ("less_equal_", "le"),
-    ("not_equal_", "ne"),
-):
-    setattr(Tensor, _alias, getattr(Tensor, f"{_name}_"))
+eq_ = _inplace_compare("eq", np.equal)
+ne_ = _inplace_compare("ne", np.not_equal)
+lt_ = _inplace_compare("lt", np.less)
+le_ = _inplace_compare("le", np.less_equal)
+gt_ = _inplace_compare("gt", np.greater)
+ge_ = _inplace_compare("ge", np.greater_equal)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..primitive import Primitive, as_operands, tangents_or_zeros
+from ..primitive import Number, Primitive, as_operands, tangents_or_zeros
 from .forwards import broadcast_error
 
 __all__ = ["where"]
@@ -48,5 +48,9 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
     return _where(condition, a, b, dt=dt.np)
 
 
-# As a method the tensor is the input, not the condition: `x.where(condition, y)`.
-setattr(Tensor, "where", lambda self, condition, other: where(condition, self, other))
+def where_method(self: Tensor, condition: Tensor, other: Tensor | Number) -> Tensor:
+    """As a method the tensor is the input, not the condition: `x.where(condition, y)`."""
+    return where(condition, self, other)
+
+
+where_method.__name__ = where_method.__qualname__ = "where"

@@ -22,6 +22,7 @@ from .binary_common import (
     invalid_arguments,
     not_implemented_for,
     operands,
+    pair_method,
     pair_op,
 )
 
@@ -155,18 +156,21 @@ _floor_divide_impl = _checked("floor_divide", "div_floor_cpu", _floor_divide)
 _remainder_impl = _checked("remainder", "remainder_cpu", _remainder)
 _fmod_impl = _checked("fmod", "fmod_cpu", _fmod)
 
+_FLOOR_DIVIDE_SIGNATURES = (_BOTH, "Tensor input, Number other")
+_REMAINDER_SIGNATURES = (_BOTH, "Number self, Tensor other", _SECOND)
+
 floor_divide = pair_op(
     "floor_divide",
     _floor_divide_impl,
     "any",
-    (_BOTH, "Tensor input, Number other"),
+    _FLOOR_DIVIDE_SIGNATURES,
     doc="input // other, rounded down (torch records no derivative for it).",
 )
 remainder = pair_op(
     "remainder",
     _remainder_impl,
     "numbers",
-    (_BOTH, "Number self, Tensor other", _SECOND),
+    _REMAINDER_SIGNATURES,
     doc="Python's modulus: the result has the divisor's sign.",
 )
 fmod = pair_op(
@@ -178,24 +182,24 @@ fmod = pair_op(
 )
 
 
-# --- in place and the operators -----------------------------------------------------------
+# --- the methods, their in-place forms and the operators ------------------------------------
 
+floor_divide_method = pair_method(
+    "floor_divide", _floor_divide_impl, "any", _FLOOR_DIVIDE_SIGNATURES, floor_divide.__doc__
+)
+remainder_method = pair_method(
+    "remainder", _remainder_impl, "numbers", _REMAINDER_SIGNATURES, remainder.__doc__
+)
+fmod_method = pair_method("fmod", _fmod_impl, "number second", (_BOTH, _SECOND), fmod.__doc__)
+floor_divide_ = inplace_pair_op(
+    "floor_divide", _floor_divide_impl, "number second", _FLOOR_DIVIDE_SIGNATURES
+)
+remainder_ = inplace_pair_op("remainder", _remainder_impl, "number second", (_BOTH, _SECOND))
+fmod_ = inplace_pair_op("fmod", _fmod_impl, "number second", (_BOTH, _SECOND))
 
-for _name, _op, _accepts, _signatures in (
-    ("floor_divide", _floor_divide_impl, "number second", (_BOTH, "Tensor input, Number other")),
-    ("remainder", _remainder_impl, "number second", (_BOTH, _SECOND)),
-    ("fmod", _fmod_impl, "number second", (_BOTH, _SECOND)),
-):
-    inplace_pair_op(_name, _op, _accepts, _signatures)
-
-
-_OPERATORS = {
-    "__floordiv__": dunder(floor_divide),
-    "__rfloordiv__": dunder(floor_divide, reflected=True),
-    "__mod__": dunder(remainder),
-    "__rmod__": dunder(remainder, reflected=True),
-    "__ifloordiv__": dunder(Tensor.floor_divide_),  # type: ignore[attr-defined]
-    "__imod__": dunder(Tensor.remainder_),  # type: ignore[attr-defined]
-}
-for _name, _op in _OPERATORS.items():
-    setattr(Tensor, _name, _op)
+floordiv_operator = dunder(floor_divide)
+rfloordiv_operator = dunder(floor_divide, reflected=True)
+mod_operator = dunder(remainder)
+rmod_operator = dunder(remainder, reflected=True)
+ifloordiv_operator = dunder(floor_divide_)
+imod_operator = dunder(remainder_)

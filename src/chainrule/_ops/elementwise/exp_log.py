@@ -8,13 +8,13 @@ import math
 import numpy as np
 
 from ..._tensor import Tensor
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 from .arithmetic import add_scalar, mul_scalar
 from .conditional import where
 from .forwards import (
     float_unary_forward,
 )
-from .unary_common import check_tensor, float_forward, unary_op
+from .unary_common import check_tensor, float_forward, unary_function
 
 __all__ = [
     "exp",
@@ -94,27 +94,22 @@ def _stable_sigmoid(a: np.ndarray) -> np.ndarray:
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
 
-@tensor_method
 def reciprocal(input: Tensor) -> Tensor:
     return _reciprocal(input)
 
 
-@tensor_method
 def exp(input: Tensor) -> Tensor:
     return _exp(input)
 
 
-@tensor_method
 def log(input: Tensor) -> Tensor:
     return _log(input)
 
 
-@tensor_method
 def sqrt(input: Tensor) -> Tensor:
     return _sqrt(input)
 
 
-@tensor_method
 def sigmoid(input: Tensor) -> Tensor:
     return _sigmoid(input)
 
@@ -164,12 +159,12 @@ _rsqrt = Primitive(
     tangent="elementwise",
 )
 
-expm1 = unary_op(_expm1, "expm1", "exp(x) - 1, accurate for small x.")
-exp2 = unary_op(_exp2, "exp2", "2 ** x.")
-log1p = unary_op(_log1p, "log1p", "log(1 + x), accurate for small x.")
-log2 = unary_op(_log2, "log2", "The base-2 logarithm.")
-log10 = unary_op(_log10, "log10", "The base-10 logarithm.")
-rsqrt = unary_op(_rsqrt, "rsqrt", "1 / sqrt(x).")
+expm1 = unary_function(_expm1, "expm1", "exp(x) - 1, accurate for small x.")
+exp2 = unary_function(_exp2, "exp2", "2 ** x.")
+log1p = unary_function(_log1p, "log1p", "log(1 + x), accurate for small x.")
+log2 = unary_function(_log2, "log2", "The base-2 logarithm.")
+log10 = unary_function(_log10, "log10", "The base-10 logarithm.")
+rsqrt = unary_function(_rsqrt, "rsqrt", "1 / sqrt(x).")
 
 
 # --- logit ---------------------------------------------------------------------------------
@@ -199,7 +194,6 @@ _logit = Primitive(
 )
 
 
-@tensor_method
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """log(p / (1 - p)), with p clamped to [eps, 1 - eps] first when eps is given."""
     check_tensor("logit", input)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Primitive, as_operands
+from ..primitive import Number, Primitive, as_operands
 from .arithmetic import add, div, mul, neg, negative, square, sub
 from .clamping import relu
 from .exp_log import (
@@ -105,8 +102,8 @@ negative_ = inplace_form(negative, "negative_")
 relu_ = inplace_form(relu, "relu_")
 reciprocal_ = inplace_form(reciprocal, "reciprocal_")
 square_ = inplace_form(square, "square_")
-inplace_form(absolute, "absolute_")
-inplace_form(sign, "sign_")
+absolute_ = inplace_form(absolute, "absolute_")
+sign_ = inplace_form(sign, "sign_")
 
 
 # --- in-place forms --------------------------------------------------------------------------
@@ -136,47 +133,65 @@ _atanh_recorded = Primitive(
 )
 
 
-def _inplace(fn: Callable[..., Tensor]) -> Any:
-    return inplace_form(fn, fn.__name__ + "_")
-
-
-expm1_, exp2_, log1p_, log2_, log10_, rsqrt_ = map(
-    _inplace, (expm1, exp2, log1p, log2, log10, rsqrt)
-)
-tan_, asin_, acos_, atan_, sinh_, cosh_ = map(_inplace, (tan, asin, acos, atan, sinh, cosh))
-arcsin_, arccos_, arctan_ = map(_inplace, (arcsin, arccos, arctan))
+expm1_ = inplace_form(expm1, "expm1_")
+exp2_ = inplace_form(exp2, "exp2_")
+log1p_ = inplace_form(log1p, "log1p_")
+log2_ = inplace_form(log2, "log2_")
+log10_ = inplace_form(log10, "log10_")
+rsqrt_ = inplace_form(rsqrt, "rsqrt_")
+tan_ = inplace_form(tan, "tan_")
+asin_ = inplace_form(asin, "asin_")
+acos_ = inplace_form(acos, "acos_")
+atan_ = inplace_form(atan, "atan_")
+sinh_ = inplace_form(sinh, "sinh_")
+cosh_ = inplace_form(cosh, "cosh_")
+arcsin_ = inplace_form(arcsin, "arcsin_")
+arccos_ = inplace_form(arccos, "arccos_")
+arctan_ = inplace_form(arctan, "arctan_")
 asinh_ = inplace_form(unary_function(_asinh_recorded, "asinh", asinh.__doc__ or ""), "asinh_")
 acosh_ = inplace_form(unary_function(_acosh_recorded, "acosh", acosh.__doc__ or ""), "acosh_")
 atanh_ = inplace_form(unary_function(_atanh_recorded, "atanh", atanh.__doc__ or ""), "atanh_")
 arcsinh_ = inplace_form(unary_function(_asinh_recorded, "arcsinh", ""), "arcsinh_")
 arccosh_ = inplace_form(unary_function(_acosh_recorded, "arccosh", ""), "arccosh_")
 arctanh_ = inplace_form(unary_function(_atanh_recorded, "arctanh", ""), "arctanh_")
-deg2rad_, rad2deg_, sinc_, logit_ = map(_inplace, (deg2rad, rad2deg, sinc, logit))
+deg2rad_ = inplace_form(deg2rad, "deg2rad_")
+rad2deg_ = inplace_form(rad2deg, "rad2deg_")
+sinc_ = inplace_form(sinc, "sinc_")
+logit_ = inplace_form(logit, "logit_")
 
 
-def _inplace_binary(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
-    def op(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
-        dt, _ = as_operands(self, other)
-        if dt._category > self.dtype._category:
-            raise RuntimeError(
-                f"result type {_dtype.scalar_name(dt.np)} can't be cast to the desired output type "
-                f"{_dtype.scalar_name(self._data.dtype)}"
-            )
-        return apply_inplace(self, lambda old: fn(old, other, **kwargs))
-
-    op.__name__ = name
-    return op
+# --- the in-place arithmetic forms (methods only: x.add_(y), x += y) ------------------------
 
 
-for _name, _fn in (("add_", add), ("sub_", sub), ("mul_", mul), ("div_", div)):
-    setattr(Tensor, _name, _inplace_binary(_fn, _name))
-for _alias, _name in (
-    ("__iadd__", "add_"),
-    ("__isub__", "sub_"),
-    ("__imul__", "mul_"),
-    ("__itruediv__", "div_"),
-    ("subtract_", "sub_"),
-    ("multiply_", "mul_"),
-    ("divide_", "div_"),
-):
-    setattr(Tensor, _alias, getattr(Tensor, _name))
+def _check_inplace_cast(self: Tensor, other: Tensor | Number) -> None:
+    """PyTorch's error when `self` cannot hold the promoted result."""
+    dt, _ = as_operands(self, other)
+    if dt._category > self.dtype._category:
+        raise RuntimeError(
+            f"result type {_dtype.scalar_name(dt.np)} can't be cast to the desired output type "
+            f"{_dtype.scalar_name(self._data.dtype)}"
+        )
+
+
+def add_(self: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
+    """`self += alpha * other`, in place."""
+    _check_inplace_cast(self, other)
+    return apply_inplace(self, lambda old: add(old, other, alpha=alpha))
+
+
+def sub_(self: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
+    """`self -= alpha * other`, in place."""
+    _check_inplace_cast(self, other)
+    return apply_inplace(self, lambda old: sub(old, other, alpha=alpha))
+
+
+def mul_(self: Tensor, other: Tensor | Number) -> Tensor:
+    """`self *= other`, in place."""
+    _check_inplace_cast(self, other)
+    return apply_inplace(self, lambda old: mul(old, other))
+
+
+def div_(self: Tensor, other: Tensor | Number, *, rounding_mode: str | None = None) -> Tensor:
+    """`self /= other`, in place (rounded as `div` rounds, when `rounding_mode` is given)."""
+    _check_inplace_cast(self, other)
+    return apply_inplace(self, lambda old: div(old, other, rounding_mode=rounding_mode))

@@ -2,44 +2,73 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import Primitive, scalar_tensor
-from .arithmetic import _add, _div, _mul, _pow_scalar, _sub, add, div, mul, neg, pow, rsub, sub
-from .bitwise import bitwise_and, bitwise_not, bitwise_or, bitwise_xor
+from ..primitive import Number, Primitive, scalar_tensor
+from .arithmetic import _add, _div, _mul, _pow_scalar, _sub, add, div, mul, pow, rsub, sub
+from .binary_common import TensorOperandPair
+from .bitwise import bitwise_and, bitwise_or, bitwise_xor
 from .compare import eq, ge, gt, le, lt, ne
 from .exp_log import reciprocal
-from .rounding import abs
 
-__all__ = []
+__all__ = [
+    "add_operator",
+    "and_operator",
+    "eq_operator",
+    "ge_operator",
+    "gt_operator",
+    "le_operator",
+    "lt_operator",
+    "mul_operator",
+    "ne_operator",
+    "or_operator",
+    "pos_operator",
+    "pow_operator",
+    "radd_operator",
+    "rand_operator",
+    "rmul_operator",
+    "ror_operator",
+    "rpow_operator",
+    "rsub_operator",
+    "rtruediv_operator",
+    "rxor_operator",
+    "sub_operator",
+    "truediv_operator",
+    "xor_operator",
+]
 
 
 # --- the operators --------------------------------------------------------------------
+# Each returns NotImplemented for an operand that is neither a tensor nor a number, so that
+# Python tries the other operand's reflected operator.
+
+_OPERAND = Tensor | bool | int | float | np.number | np.bool_
 
 
-def _reflected(fn: Any) -> Any:
+def _reflected(fn: Callable[[Any, Any], Tensor]) -> TensorOperandPair:
     def op(self: Tensor, other: Any) -> Any:
-        if not isinstance(other, Tensor | bool | int | float | np.number | np.bool_):
+        if not isinstance(other, _OPERAND):
             return NotImplemented
         return fn(other, self)
 
     return op
 
 
-def _forward_op(fn: Any) -> Any:
+def _forward_op(fn: Callable[[Any, Any], Tensor]) -> TensorOperandPair:
     def op(self: Tensor, other: Any) -> Any:
-        if not isinstance(other, Tensor | bool | int | float | np.number | np.bool_):
+        if not isinstance(other, _OPERAND):
             return NotImplemented
         return fn(self, other)
 
     return op
 
 
-def _float_op(fn: Any, prim: Primitive, **fixed: Any) -> Any:
+def _float_op(fn: Callable[..., Tensor], prim: Primitive, **fixed: Any) -> TensorOperandPair:
     """An arithmetic operator that goes straight to `prim` in the common case (two float
     tensors of one dtype, or a float tensor and a Python number), and through `fn`,
     with every promotion rule and check, otherwise."""
@@ -60,7 +89,7 @@ def _float_op(fn: Any, prim: Primitive, **fixed: Any) -> Any:
     return op
 
 
-def _pow_op(self: Tensor, other: Any) -> Any:
+def _pow_op(self: Tensor, other: Tensor | Number) -> Tensor:
     """`**`: straight to the primitive for a float tensor and a Python number."""
     dt = self._data.dtype
     if dt.kind == "f" and (type(other) is float or type(other) is int):
@@ -70,34 +99,37 @@ def _pow_op(self: Tensor, other: Any) -> Any:
 
 _pow_general = _forward_op(pow)
 
-_OPERATORS = {
-    "__add__": _float_op(add, _add, alpha=1),
-    "__radd__": _float_op(add, _add, alpha=1),
-    "__sub__": _float_op(sub, _sub, alpha=1),
-    "__rsub__": _forward_op(rsub),
-    "__mul__": _float_op(mul, _mul),
-    "__rmul__": _float_op(mul, _mul),
-    "__truediv__": _float_op(div, _div),
-    "__rtruediv__": _forward_op(lambda self, other: reciprocal(self) * other),
-    "__pow__": _pow_op,
-    "__rpow__": _reflected(pow),
-    "__neg__": neg,
-    "__pos__": lambda self: self,
-    "__abs__": abs,
-    "__eq__": _forward_op(eq),
-    "__ne__": _forward_op(ne),
-    "__lt__": _forward_op(lt),
-    "__le__": _forward_op(le),
-    "__gt__": _forward_op(gt),
-    "__ge__": _forward_op(ge),
-    "__and__": _forward_op(bitwise_and),
-    "__or__": _forward_op(bitwise_or),
-    "__xor__": _forward_op(bitwise_xor),
-    "__rand__": _forward_op(bitwise_and),
-    "__ror__": _forward_op(bitwise_or),
-    "__rxor__": _forward_op(bitwise_xor),
-    "__invert__": bitwise_not,
-}
-for _name, _op in _OPERATORS.items():
-    setattr(Tensor, _name, _op)
+
+def _rtruediv(self: Tensor, other: Tensor | Number) -> Tensor:
+    return reciprocal(self) * other
+
+
+def pos_operator(self: Tensor) -> Tensor:
+    """`+x`: the tensor itself."""
+    return self
+
+
+add_operator = _float_op(add, _add, alpha=1)
+radd_operator = _float_op(add, _add, alpha=1)
+sub_operator = _float_op(sub, _sub, alpha=1)
+rsub_operator = _forward_op(rsub)
+mul_operator = _float_op(mul, _mul)
+rmul_operator = _float_op(mul, _mul)
+truediv_operator = _float_op(div, _div)
+rtruediv_operator = _forward_op(_rtruediv)
+pow_operator = _pow_op
+rpow_operator = _reflected(pow)
+eq_operator = _forward_op(eq)
+ne_operator = _forward_op(ne)
+lt_operator = _forward_op(lt)
+le_operator = _forward_op(le)
+gt_operator = _forward_op(gt)
+ge_operator = _forward_op(ge)
+and_operator = _forward_op(bitwise_and)
+or_operator = _forward_op(bitwise_or)
+xor_operator = _forward_op(bitwise_xor)
+rand_operator = _forward_op(bitwise_and)
+ror_operator = _forward_op(bitwise_or)
+rxor_operator = _forward_op(bitwise_xor)
+# -x, abs(x) and ~x are the ops themselves: `neg`, `abs` and `bitwise_not`.
 # Tensor.__hash__ (by identity, as __eq__ is elementwise) is defined in _tensor.py.

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..._creation import zeros_like
 from ..._tensor import Tensor
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 from .unary_common import check_tensor, compute_dtype, inplace_form, quiet, scalar_type_name
 
 __all__ = [
@@ -73,7 +73,7 @@ def _rounding(np_fn: Any, node: str, name: str, kernel: str) -> Callable[[Tensor
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"`{np_fn.__name__}` of each element; integer tensors are returned as a copy."
-    return tensor_method(op)
+    return op
 
 
 floor = _rounding(np.floor, "FloorBackward0", "floor", "floor_vml_cpu")
@@ -104,7 +104,6 @@ _round_to = Primitive(
 )
 
 
-@tensor_method
 def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
     """Round half to even; with `decimals`, to that many decimal places (negative: tens...)."""
     check_tensor("round", input)
@@ -135,7 +134,6 @@ _frac = Primitive(
 )
 
 
-@tensor_method
 def frac(input: Tensor) -> Tensor:
     """The fractional part, x - trunc(x) (with the sign of x)."""
     check_tensor("frac", input)
@@ -155,7 +153,6 @@ _sgn = Primitive(
 )
 
 
-@tensor_method
 def sgn(input: Tensor) -> Tensor:
     """The sign of each element (for real tensors, the same as `sign`)."""
     check_tensor("sgn", input)
@@ -180,7 +177,6 @@ def _check_float_arg(name: str, arg: str, value: Any, optional: bool) -> None:
         raise TypeError(f"{name}(): argument '{arg}' must be float, not {type(value).__name__}")
 
 
-@tensor_method
 def nan_to_num(
     input: Tensor,
     nan: float | None = 0.0,
@@ -207,7 +203,7 @@ def _predicate(np_fn: Any, name: str, doc: str) -> Callable[[Tensor], Tensor]:
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
-    return tensor_method(op)
+    return op
 
 
 isnan = _predicate(np.isnan, "isnan", "Where the elements are nan.")
@@ -229,7 +225,7 @@ fix_ = inplace_form(fix, "fix_")
 round_ = inplace_form(round, "round_")
 frac_ = inplace_form(frac, "frac_")
 nan_to_num_ = inplace_form(nan_to_num, "nan_to_num_")
-inplace_form(sgn, "sgn_")
+sgn_ = inplace_form(sgn, "sgn_")
 
 
 _abs = Primitive(
@@ -248,21 +244,17 @@ _sign = Primitive(  # PyTorch: sign(nan) = 0, sign(-0.0) = 0, and bools keep the
 )
 
 
-@tensor_method
 def abs(input: Tensor) -> Tensor:
     return _abs(input)
 
 
 absolute = abs
-setattr(Tensor, "absolute", abs)
 
 
-@tensor_method
 def sign(input: Tensor) -> Tensor:
     return _sign(input)
 
 
-@tensor_method
 def positive(input: Tensor) -> Tensor:
     """The input itself (unary plus); refused for bool tensors, as in PyTorch."""
     check_tensor("positive", input)

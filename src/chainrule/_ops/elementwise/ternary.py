@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import Primitive
+from ..primitive import Number, Primitive
 from .binary_common import (
     NUMBER,
     c_name,
@@ -155,20 +155,19 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     return _lerp(input, end, weight)
 
 
-def _lerp_method(self: Tensor, end: Tensor, weight: Any) -> Tensor:
+def lerp_method(self: Tensor, end: Tensor, weight: Tensor | Number) -> Tensor:
+    """self + weight * (end - self), with a number or a tensor as weight."""
     _check_lerp("lerp", self, end, weight, method=True)
     return _lerp(self, end, weight)
 
 
-def _lerp_(self: Tensor, end: Tensor, weight: Any) -> Tensor:
+def lerp_(self: Tensor, end: Tensor, weight: Tensor | Number) -> Tensor:
+    """In-place `lerp`."""
     _check_lerp("lerp_", self, end, weight, method=True)
     return inplace(self, (end, weight), lambda old: _lerp(old, end, weight))
 
 
-_lerp_method.__name__ = _lerp_method.__qualname__ = "lerp"
-_lerp_.__name__ = _lerp_.__qualname__ = "lerp_"
-setattr(Tensor, "lerp", _lerp_method)
-setattr(Tensor, "lerp_", _lerp_)
+lerp_method.__name__ = lerp_method.__qualname__ = "lerp"
 
 
 # --- addcmul, addcdiv ----------------------------------------------------------------------
@@ -259,24 +258,47 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     return _pointwise("addcdiv", input, tensor1, tensor2, value)
 
 
-def _pointwise_methods(op: str) -> None:
-    def method(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-        require_tensors(op, tensor1=tensor1, tensor2=tensor2)
-        return _pointwise(op, self, tensor1, tensor2, value)
-
-    def method_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-        require_tensors(f"{op}_", tensor1=tensor1, tensor2=tensor2)
-        return inplace(
-            self, (tensor1, tensor2), lambda old: _pointwise(op, old, tensor1, tensor2, value)
-        )
-
-    for f, name in ((method, op), (method_, f"{op}_")):
-        f.__name__ = f.__qualname__ = name
-        setattr(Tensor, name, f)
+# The methods name only the other tensors in their errors.
 
 
-_pointwise_methods("addcmul")
-_pointwise_methods("addcdiv")
+def addcmul_method(
+    self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Tensor | Number = 1
+) -> Tensor:
+    """self + value * tensor1 * tensor2."""
+    require_tensors("addcmul", tensor1=tensor1, tensor2=tensor2)
+    return _pointwise("addcmul", self, tensor1, tensor2, value)
+
+
+def addcmul_(
+    self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Tensor | Number = 1
+) -> Tensor:
+    """In-place `addcmul`."""
+    require_tensors("addcmul_", tensor1=tensor1, tensor2=tensor2)
+    return inplace(
+        self, (tensor1, tensor2), lambda old: _pointwise("addcmul", old, tensor1, tensor2, value)
+    )
+
+
+def addcdiv_method(
+    self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Tensor | Number = 1
+) -> Tensor:
+    """self + value * tensor1 / tensor2 (floating-point tensor1 or tensor2)."""
+    require_tensors("addcdiv", tensor1=tensor1, tensor2=tensor2)
+    return _pointwise("addcdiv", self, tensor1, tensor2, value)
+
+
+def addcdiv_(
+    self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Tensor | Number = 1
+) -> Tensor:
+    """In-place `addcdiv`."""
+    require_tensors("addcdiv_", tensor1=tensor1, tensor2=tensor2)
+    return inplace(
+        self, (tensor1, tensor2), lambda old: _pointwise("addcdiv", old, tensor1, tensor2, value)
+    )
+
+
+addcmul_method.__name__ = addcmul_method.__qualname__ = "addcmul"
+addcdiv_method.__name__ = addcdiv_method.__qualname__ = "addcdiv"
 
 
 # --- where and comparisons ----------------------------------------------------------

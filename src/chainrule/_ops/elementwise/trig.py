@@ -8,14 +8,14 @@ import math
 import numpy as np
 
 from ..._tensor import Tensor
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 from .arithmetic import mul_scalar
 from .conditional import where
 from .exp_log import rsqrt
 from .forwards import (
     float_unary_forward,
 )
-from .unary_common import float_forward, unary_op
+from .unary_common import float_forward, unary_function
 
 __all__ = [
     "acos",
@@ -88,17 +88,14 @@ _tanh = Primitive(
 )
 
 
-@tensor_method
 def sin(input: Tensor) -> Tensor:
     return _sin(input)
 
 
-@tensor_method
 def cos(input: Tensor) -> Tensor:
     return _cos(input)
 
 
-@tensor_method
 def tanh(input: Tensor) -> Tensor:
     return _tanh(input)
 
@@ -169,21 +166,21 @@ _atanh = Primitive(
     tangent="elementwise",
 )
 
-tan = unary_op(_tan, "tan", "The tangent (radians).")
-asin = unary_op(_asin, "asin", "The inverse sine, in [-pi/2, pi/2].")
-acos = unary_op(_acos, "acos", "The inverse cosine, in [0, pi].")
-atan = unary_op(_atan, "atan", "The inverse tangent, in (-pi/2, pi/2).")
-sinh = unary_op(_sinh, "sinh", "The hyperbolic sine.")
-cosh = unary_op(_cosh, "cosh", "The hyperbolic cosine.")
-asinh = unary_op(_asinh, "asinh", "The inverse hyperbolic sine.")
-acosh = unary_op(_acosh, "acosh", "The inverse hyperbolic cosine (x >= 1).")
-atanh = unary_op(_atanh, "atanh", "The inverse hyperbolic tangent (|x| < 1).")
-arcsin = unary_op(_asin, "arcsin", "Alias of `asin`.")
-arccos = unary_op(_acos, "arccos", "Alias of `acos`.")
-arctan = unary_op(_atan, "arctan", "Alias of `atan`.")
-arcsinh = unary_op(_asinh, "arcsinh", "Alias of `asinh`.")
-arccosh = unary_op(_acosh, "arccosh", "Alias of `acosh`.")
-arctanh = unary_op(_atanh, "arctanh", "Alias of `atanh`.")
+tan = unary_function(_tan, "tan", "The tangent (radians).")
+asin = unary_function(_asin, "asin", "The inverse sine, in [-pi/2, pi/2].")
+acos = unary_function(_acos, "acos", "The inverse cosine, in [0, pi].")
+atan = unary_function(_atan, "atan", "The inverse tangent, in (-pi/2, pi/2).")
+sinh = unary_function(_sinh, "sinh", "The hyperbolic sine.")
+cosh = unary_function(_cosh, "cosh", "The hyperbolic cosine.")
+asinh = unary_function(_asinh, "asinh", "The inverse hyperbolic sine.")
+acosh = unary_function(_acosh, "acosh", "The inverse hyperbolic cosine (x >= 1).")
+atanh = unary_function(_atanh, "atanh", "The inverse hyperbolic tangent (|x| < 1).")
+arcsin = unary_function(_asin, "arcsin", "Alias of `asin`.")
+arccos = unary_function(_acos, "arccos", "Alias of `acos`.")
+arctan = unary_function(_atan, "arctan", "Alias of `atan`.")
+arcsinh = unary_function(_asinh, "arcsinh", "Alias of `asinh`.")
+arccosh = unary_function(_acosh, "arccosh", "Alias of `acosh`.")
+arctanh = unary_function(_atanh, "arctanh", "Alias of `atanh`.")
 
 # --- angles, sinc --------------------------------------------------------------------------
 
@@ -202,8 +199,8 @@ _rad2deg = Primitive(
     tangent="linear",
 )
 
-deg2rad = unary_op(_deg2rad, "deg2rad", "Degrees to radians.")
-rad2deg = unary_op(_rad2deg, "rad2deg", "Radians to degrees.")
+deg2rad = unary_function(_deg2rad, "deg2rad", "Degrees to radians.")
+rad2deg = unary_function(_rad2deg, "rad2deg", "Radians to degrees.")
 
 
 def _sinc_forward(a: np.ndarray) -> np.ndarray:
@@ -239,4 +236,4 @@ _sinc = Primitive(
     formulas=("(cos(π * self) - result)/self, 0 at self = 0",),
     tangent="elementwise",
 )
-sinc = unary_op(_sinc, "sinc", "The normalized sinc: sin(pi x) / (pi x), and 1 at 0.")
+sinc = unary_function(_sinc, "sinc", "The normalized sinc: sin(pi x) / (pi x), and 1 at 0.")

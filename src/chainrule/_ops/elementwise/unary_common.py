@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Concatenate, ParamSpec
 
 import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
+
+P = ParamSpec("P")
 
 __all__ = [
     "check_tensor",
@@ -21,7 +23,6 @@ __all__ = [
     "quiet",
     "scalar_type_name",
     "unary_function",
-    "unary_op",
 ]
 
 
@@ -79,11 +80,6 @@ def unary_function(prim: Primitive, name: str, doc: str) -> Callable[[Tensor], T
     return op
 
 
-def unary_op(prim: Primitive, name: str, doc: str) -> Callable[[Tensor], Tensor]:
-    """The function and Tensor method `name` running `prim` on one tensor."""
-    return tensor_method(unary_function(prim, name, doc))
-
-
 def check_tensor(name: str, value: Any, arg: str = "input", position: int = 1) -> None:
     """PyTorch's TypeError for a non-tensor where its signature wants a Tensor."""
     if not isinstance(value, Tensor):
@@ -101,10 +97,12 @@ def scalar_type_name(d: np.dtype) -> str:
     return names.get(np.dtype(d).name, np.dtype(d).name)
 
 
-def inplace_form(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
-    """`name` (e.g. "exp_") as a Tensor method and function: `fn` computed, written in place."""
+def inplace_form(
+    fn: Callable[Concatenate[Tensor, P], Tensor], name: str
+) -> Callable[Concatenate[Tensor, P], Tensor]:
+    """The in-place form `name` (e.g. "exp_") of `fn`: computed, then written into `input`."""
 
-    def op(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    def op(input: Tensor, *args: P.args, **kwargs: P.kwargs) -> Tensor:
         def compute(old: Tensor) -> Tensor:
             new = fn(old, *args, **kwargs)
             if new._data.shape != old._data.shape:
@@ -118,5 +116,4 @@ def inplace_form(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"In-place `{fn.__name__}`: writes the result into `input` and returns it."
-    setattr(Tensor, name, op)
     return op

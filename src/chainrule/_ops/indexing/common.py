@@ -5,7 +5,7 @@ gradients, PyTorch's dtype names in messages, and in-place methods made from ops
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Concatenate, ParamSpec
 
 import numpy as np
 
@@ -15,6 +15,8 @@ from ..inplace import apply_inplace
 from ..primitive import Primitive
 
 __all__: list[str] = []
+
+P = ParamSpec("P")
 
 INT_INDEX = ("int32", "int64")
 
@@ -84,14 +86,16 @@ def pad_to(g: Tensor, shape: Any) -> Tensor:
     return _pad(g, shape=tuple(shape), small=tuple(g.shape))
 
 
-def inplace_method(name: str, fn: Callable[..., Tensor]) -> None:
-    """`x.name(...)` (as `scatter_`): `fn`'s checks and result, written into `x`.
+def inplace_method(
+    name: str, fn: Callable[Concatenate[Tensor, P], Tensor]
+) -> Callable[Concatenate[Tensor, P], Tensor]:
+    """The method `x.name(...)` (as `scatter_`): `fn`'s checks and result, written into `x`.
 
     The result must keep `x`'s shape: a mask or index that broadcasts it larger
     fails, as in PyTorch, before anything is written.
     """
 
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    def method(self: Tensor, *args: P.args, **kwargs: P.kwargs) -> Tensor:
         def compute(old: Tensor) -> Tensor:
             out = fn(old, *args, **kwargs)
             if out._data.shape != self._data.shape:
@@ -104,4 +108,4 @@ def inplace_method(name: str, fn: Callable[..., Tensor]) -> None:
         return apply_inplace(self, compute)
 
     method.__name__ = name
-    setattr(Tensor, name, method)
+    return method

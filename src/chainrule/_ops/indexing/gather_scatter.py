@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..primitive import Primitive, tensor_method, wrap_dim
+from ..primitive import Primitive, wrap_dim
 from .common import (
     INT_INDEX,
     check_bounds,
@@ -164,7 +164,6 @@ def _check_gather_like(fn: str, input: Tensor, dim: int, index: Any, src: Any = 
     return d
 
 
-@tensor_method
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """`out[i][j] = input[index[i][j]][j]` for dim 0 (and likewise along any dim)."""
     d = _check_gather_like("gather", input, dim, index)
@@ -176,7 +175,6 @@ def _check_src(fn: str, input: Tensor, src: Tensor) -> None:
         raise RuntimeError(f"{fn}(): Expected self.dtype to be equal to src.dtype")
 
 
-@tensor_method
 def scatter(
     input: Tensor,
     dim: int,
@@ -205,7 +203,6 @@ def scatter(
     return _scatter_value(input, index, value=number[()], dim=d)  # a NumPy scalar
 
 
-@tensor_method
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of `input` with `src` added where `index` points along `dim` (repeats add up)."""
     if not isinstance(src, Tensor):
@@ -321,7 +318,6 @@ def _vector_dim(input: Tensor, dim: int) -> int:
     return wrap_dim(dim, input.ndim) if input.ndim else wrap_dim(dim, 1)
 
 
-@tensor_method
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices `index[0], index[1], ...` of `input` along `dim`, in that order."""
     d = _vector_dim(input, dim)
@@ -405,7 +401,6 @@ def _vector_index(fn: str, index: Any, ok: tuple[str, ...], message: str, exc: A
     return idx
 
 
-@tensor_method
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """A copy of `input` with `alpha * source[i]` added to slice `index[i]` along `dim`."""
     d = _vector_dim(input, dim)
@@ -420,7 +415,6 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     return _index_add(input, index, source, dim=d, alpha=alpha)
 
 
-@tensor_method
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of `input` with slice `index[i]` along `dim` replaced by `source[i]`."""
     d = _vector_dim(input, dim)
@@ -434,7 +428,6 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return _index_copy(input, index, source, dim=d)
 
 
-@tensor_method
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of `input` with the slices `index` along `dim` set to `value`."""
     d = _vector_dim(input, dim)
@@ -455,5 +448,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 
 # --- in place -------------------------------------------------------------------------------
 
-for _fn in (scatter, scatter_add, index_add, index_copy, index_fill):
-    inplace_method(_fn.__name__ + "_", _fn)
+scatter_ = inplace_method("scatter_", scatter)
+scatter_add_ = inplace_method("scatter_add_", scatter_add)
+index_add_ = inplace_method("index_add_", index_add)
+index_copy_ = inplace_method("index_copy_", index_copy)
+index_fill_ = inplace_method("index_fill_", index_fill)

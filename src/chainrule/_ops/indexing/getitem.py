@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..primitive import tensor_method, wrap_dim
+from ..primitive import wrap_dim
 from ..shape.views import stack
 from ..view_tracking import MultiView, _alias, _index, _select, _slice, index_key
 
@@ -72,10 +72,6 @@ def getitem(input: Tensor, index: Any) -> Tensor:
     return out
 
 
-setattr(Tensor, "__getitem__", getitem)
-
-
-@tensor_method
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     d = wrap_dim(dim, input.ndim)
     size = input._data.shape[d]
@@ -101,7 +97,6 @@ _unbind = MultiView(
 )
 
 
-@tensor_method
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices along `dim`, as views (one UnbindBackward0 node for all)."""
     d = wrap_dim(dim, input.ndim)

@@ -12,7 +12,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ..elementwise import arithmetic as elementwise
 from ..elementwise.forwards import broadcast_error
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 from .common import c_name, fill_value, inplace_method, pad_to, scalar_name, zeros_of
 from .getitem import index_key
 
@@ -70,7 +70,6 @@ _masked_fill_tensor = Primitive(
 )
 
 
-@tensor_method
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy of `input` with `value` where `mask` holds (`mask` broadcasts with `input`)."""
     if isinstance(value, Tensor) and value.ndim:
@@ -103,7 +102,6 @@ _masked_select = Primitive(
 )
 
 
-@tensor_method
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements of `input` where `mask` holds, as a 1-d tensor (the two broadcast)."""
     _check_mask(mask, "masked_select: expected BoolTensor for mask")
@@ -139,7 +137,6 @@ _masked_scatter = Primitive(
 )
 
 
-@tensor_method
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """A copy of `input` with the elements of `source`, in order, where `mask` holds."""
     message = "masked_scatter_ only supports boolean masks, but got mask with dtype "
@@ -160,7 +157,6 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 # --- positions of nonzero elements ------------------------------------------------------------
 
 
-@tensor_method
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """The indices of nonzero elements: one row each, or one 1-d tensor per dim (`as_tuple`)."""
     a = input._data
@@ -169,7 +165,6 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     return Tensor._make(np.argwhere(a).astype(np.int64))
 
 
-@tensor_method
 def argwhere(input: Tensor) -> Tensor:
     """The indices of nonzero elements, one row each (as `nonzero`)."""
     return nonzero(input)
@@ -215,7 +210,6 @@ _index_put = Primitive(
 )
 
 
-@tensor_method
 def index_put(
     input: Tensor, indices: Sequence[Tensor], values: Tensor, accumulate: bool = False
 ) -> Tensor:
@@ -253,6 +247,6 @@ def index_put(
     return _index_put(input, values, key=key, indices=tuple(indices), accumulate=bool(accumulate))
 
 
-inplace_method("masked_fill_", masked_fill)
-inplace_method("masked_scatter_", masked_scatter)
-inplace_method("index_put_", index_put)
+masked_fill_ = inplace_method("masked_fill_", masked_fill)
+masked_scatter_ = inplace_method("masked_scatter_", masked_scatter)
+index_put_ = inplace_method("index_put_", index_put)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..elementwise.forwards import broadcast_error
-from ..primitive import Primitive, tensor_method, wrap_dim
+from ..primitive import Primitive, wrap_dim
 from ..shape.views import expand
 from .common import require_index, scalar_name
 
@@ -40,7 +40,6 @@ _take = Primitive(
 )
 
 
-@tensor_method
 def take(input: Tensor, index: Tensor) -> Tensor:
     """The elements of `input`, seen as 1-d, at `index` (negative counts from the end)."""
     message = "take(): Expected a long tensor for index, but got "
@@ -57,7 +56,6 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return _take(input, index, self_sizes=tuple(input.shape))
 
 
-@tensor_method
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """`gather` with broadcasting (or over the flattened tensor when `dim` is None)."""
     if isinstance(indices, Tensor) and indices._data.dtype != np.int64:

@@ -24,7 +24,7 @@ from ..inplace import (
     puts_in_place,
     update_tangent,
 )
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 from ..view_tracking import index_key
 
 __all__: list[str] = []  # Tensor methods only (x[i] = v, x.copy_(y), ...)
@@ -120,9 +120,6 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     bump_version(t)
 
 
-setattr(Tensor, "__setitem__", setitem)
-
-
 # --- the op_ forms ----------------------------------------------------------------------
 
 _zero = Primitive(
@@ -156,12 +153,10 @@ _copy = Primitive(
 )
 
 
-@tensor_method
 def zero_(self: Tensor) -> Tensor:
     return apply_inplace(self, _zero)
 
 
-@tensor_method
 def fill_(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         if value.ndim:
@@ -173,7 +168,6 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     return apply_inplace(self, lambda old: _fill(old, value=value))
 
 
-@tensor_method
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copy `src`'s values (broadcast and cast) into this tensor; gradients flow to `src`."""
     if not isinstance(src, Tensor):

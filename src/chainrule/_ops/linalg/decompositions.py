@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 from ..shape.views import cat
 from .common import (
     check_float,
@@ -100,7 +100,6 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
     return _InvEx(_inv_ex(A, op="linalg.inv_ex", check=check_errors))
 
 
-@tensor_method
 def inverse(input: Tensor, *, out: Any = None) -> Tensor:
     return inv(input)
 
@@ -184,9 +183,6 @@ def logdet(input: Tensor) -> Tensor:
     return where(sign < 0, float("nan"), logabsdet)
 
 
-for _name, _fn in (("det", det), ("slogdet", slogdet), ("logdet", logdet)):
-    setattr(Tensor, _name, _fn)
-
 # --- cholesky ------------------------------------------------------------------------------
 
 
@@ -260,7 +256,6 @@ def _warn_once(key: str, message: str) -> None:
         warnings.warn(message, UserWarning, stacklevel=3)
 
 
-@tensor_method
 def cholesky(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
     """The deprecated torch.cholesky: linalg.cholesky under its old name and messages."""
     _warn_once(
@@ -341,7 +336,6 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
     return _Qr(_qr(A, mode=mode))
 
 
-@tensor_method
 def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
     """The deprecated torch.qr: `some` chooses the reduced (True) or complete factorization."""
     _warn_once(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._tensor import Tensor
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 from ..shape.views import cat
 from .common import check_float, check_matrix, const
 
@@ -98,7 +98,6 @@ _matrix_exp = Primitive(
 )
 
 
-@tensor_method
 def matrix_exp(A: Tensor) -> Tensor:
     """The matrix exponential sum_k A^k / k! of a square matrix (or of each in a batch)."""
     check_matrix("linalg.matrix_exp", A)

@@ -12,7 +12,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..elementwise.forwards import broadcast_error
-from ..primitive import Primitive, tensor_method, wrap_dim
+from ..primitive import Primitive, wrap_dim
 from .common import scalar_name
 
 __all__ = ["cdist", "cross"]
@@ -66,7 +66,6 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None
     return _linalg_cross(input, other, dim, dim)
 
 
-@tensor_method
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *, out: Any = None) -> Tensor:
     """The cross product along `dim` (default: the first dim of size 3, deprecated)."""
     if dim is None:

@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
 
@@ -111,7 +111,6 @@ def _dtype_name(t: Tensor) -> str:
     return _dtype.c_type_name(t)
 
 
-@tensor_method
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """Matrix product of two 2-D tensors."""
     if input.ndim != 2:
@@ -127,7 +126,6 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return _mm(input, mat2, dt=input._data.dtype)
 
 
-@tensor_method
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix-vector product."""
     a, v = input._data, vec._data
@@ -140,7 +138,6 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return _mv(input, vec, dt=a.dtype)
 
 
-@tensor_method
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """Inner product of two 1-D tensors of the same length."""
     if input.ndim != 1 or tensor.ndim != 1:
@@ -163,7 +160,6 @@ def _scalar(t: Tensor) -> str:
     return _dtype.scalar_name(t)
 
 
-@tensor_method
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched matrix product of two 3-D tensors with the same batch size."""
     if input.ndim != 3:
@@ -180,7 +176,6 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return _bmm(input, mat2, dt=input._data.dtype)
 
 
-@tensor_method
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """The `@` product: dot, mv, mm or a batched, broadcasting product by the inputs' dims."""
     if not isinstance(other, Tensor) or not isinstance(input, Tensor):
@@ -226,7 +221,6 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return out
 
 
-@tensor_method
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two vectors."""
     return input.unsqueeze(1) * vec2
@@ -235,17 +229,15 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 ger = outer
 
 
-def _matmul_op(self: Tensor, other: object) -> object:
+def matmul_operator(self: Tensor, other: Tensor) -> Tensor:
+    """`self @ other` (other types are not ours: NotImplemented)."""
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(self, other)
 
 
-def _rmatmul_op(self: Tensor, other: object) -> object:
+def rmatmul_operator(self: Tensor, other: Tensor) -> Tensor:
+    """`other @ self`."""
     if not isinstance(other, Tensor):
         return NotImplemented
     return matmul(other, self)
-
-
-setattr(Tensor, "__matmul__", _matmul_op)
-setattr(Tensor, "__rmatmul__", _rmatmul_op)

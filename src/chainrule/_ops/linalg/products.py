@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..primitive import Primitive, tensor_method, wrap_dim
+from ..primitive import Primitive, wrap_dim
 from .common import check_matrix, scalar_name
 from .contraction import einsum
 from .decompositions import inv
@@ -65,7 +65,6 @@ _vdot = Primitive(
 )
 
 
-@tensor_method
 def vdot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two 1-D tensors (complex conjugating the first, for real ones: dot)."""
     if input.ndim != 1 or other.ndim != 1:
@@ -84,7 +83,6 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
     return _vdot(input, other)
 
 
-@tensor_method
 def inner(input: Tensor, other: Tensor) -> Tensor:
     """Sum of products over the last dims: shape input.shape[:-1] + other.shape[:-1]."""
     if input.ndim == 0 or other.ndim == 0:
@@ -146,7 +144,6 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Any = None) -> Tensor:
     return mm(left, right).reshape(*shape_a, *shape_b)
 
 
-@tensor_method
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: blocks input[i, j, ...] * other, shaped input.shape * other.shape."""
     _require_tensor("kron", "other", 2, other)
@@ -294,7 +291,6 @@ def _check_same_dtype(a: Tensor, b: Tensor, c: Tensor) -> None:
             )
 
 
-@tensor_method
 def addmm(
     input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None
 ) -> Tensor:
@@ -310,7 +306,6 @@ def addmm(
     return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
-@tensor_method
 def addmv(
     input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None
 ) -> Tensor:
@@ -335,7 +330,6 @@ def _check_batches(batch1: Tensor, batch2: Tensor) -> tuple[int, int, int, int]:
     return b, n, k, p
 
 
-@tensor_method
 def baddbmm(
     input: Tensor,
     batch1: Tensor,
@@ -357,7 +351,6 @@ def baddbmm(
     return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
-@tensor_method
 def addbmm(
     input: Tensor,
     batch1: Tensor,
@@ -461,7 +454,6 @@ _identity_power = Primitive(
 )
 
 
-@tensor_method
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """A square matrix (or batch) to an integer power; negative powers invert first."""
     check_matrix("linalg.matrix_power", input)

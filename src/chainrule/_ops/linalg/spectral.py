@@ -10,7 +10,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
-from ..primitive import Primitive, tensor_method, tracks
+from ..primitive import Primitive, tracks
 from .common import check_float, check_matrix, const, diag_embed, return_type, scalar_name
 
 __all__ = ["pinverse", "svd"]
@@ -149,7 +149,6 @@ def svdvals(A: Tensor, *, driver: str | None = None, out: Any = None) -> Tensor:
     return Tensor._make(np.linalg.svd(A._data, compute_uv=False))
 
 
-@tensor_method
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> Any:
     """The old torch.svd: returns V (not Vh); zero U and V when not `compute_uv`."""
     _check_svd(input)
@@ -230,7 +229,6 @@ def pinv(
     return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
-@tensor_method
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return pinv(input, rtol=rcond)
 

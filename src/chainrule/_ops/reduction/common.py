@@ -8,7 +8,7 @@ gradient scatters into zeros (and that scatter's gradient gathers again).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,6 @@ __all__ = [
     "index_tensor",
     "invalid_arguments",
     "is_int",
-    "overloaded_method",
     "restore",
     "scalar_type_name",
     "selecting",
@@ -70,19 +69,6 @@ def scalar_type_name(dtype: np.dtype) -> str:
     names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}
     names.update({"bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"})
     return names.get(np.dtype(dtype).name, np.dtype(dtype).name)
-
-
-def overloaded_method(name: str, impl: Callable[..., Any]) -> None:
-    """`Tensor.<name>(*args, **kwargs)` as `impl(name, self, args, kwargs, method=True)`.
-
-    For ops with several signatures, whose errors list the method's signatures.
-    """
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        return impl(name, self, args, kwargs, True)
-
-    method.__name__ = method.__qualname__ = name
-    setattr(Tensor, name, method)
 
 
 def is_int(v: Any) -> bool:

@@ -15,7 +15,7 @@ from ... import return_types
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..elementwise.forwards import binary_forward
-from ..primitive import Primitive, as_operands, tensor_method, wrap_dim
+from ..primitive import Primitive, as_operands, wrap_dim
 from .common import (
     bind,
     check_int_dim,
@@ -23,7 +23,6 @@ from .common import (
     index_tensor,
     invalid_arguments,
     is_int,
-    overloaded_method,
     restore,
     selecting,
 )
@@ -106,13 +105,11 @@ def _amax_or_amin(name: str, prim: Primitive, input: Tensor, dim: Any, keepdim: 
     return prim(input, dim=dims, keepdim=keepdim, self_sizes=input._data.shape)
 
 
-@tensor_method
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """The largest entry over `dim` (all dims by default); ties share the gradient."""
     return _amax_or_amin("amax", _amax, input, dim, keepdim)
 
 
-@tensor_method
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """The smallest entry over `dim` (all dims by default); ties share the gradient."""
     return _amax_or_amin("amin", _amin, input, dim, keepdim)
@@ -210,8 +207,23 @@ def min(input: Tensor, *args: Any, **kwargs: Any) -> Any:
     return _extreme("min", input, args, kwargs, method=False)
 
 
-overloaded_method("max", _extreme)
-overloaded_method("min", _extreme)
+# The methods: their errors list the method's signatures.
+
+
+def max_method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """`x.max()`, `x.max(dim)` or `x.max(other)`, as `max`."""
+    return _extreme("max", self, args, kwargs, method=True)
+
+
+max_method.__name__ = max_method.__qualname__ = "max"
+
+
+def min_method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """`x.min()`, `x.min(dim)` or `x.min(other)`, as `min`."""
+    return _extreme("min", self, args, kwargs, method=True)
+
+
+min_method.__name__ = min_method.__qualname__ = "min"
 
 
 # --- argmax and argmin --------------------------------------------------------------------
@@ -237,13 +249,11 @@ def _arg_extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     return Tensor._make(np.asarray(arg_fn(data, axis=d, keepdims=keepdim), dtype=np.int64))
 
 
-@tensor_method
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the (first) largest entry, flattened when `dim` is None; int64."""
     return _arg_extreme("argmax", input, dim, keepdim)
 
 
-@tensor_method
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """The index of the (first) smallest entry, flattened when `dim` is None; int64."""
     return _arg_extreme("argmin", input, dim, keepdim)
@@ -271,7 +281,6 @@ _aminmax = Primitive(
 )
 
 
-@tensor_method
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
     """(min, max) in one pass, over `dim` or the whole tensor."""
     if dim is None:

@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..primitive import tensor_method
 from .common import (
     dims_of,
 )
@@ -25,19 +24,16 @@ def _logical_reduce(np_fn: Any, name: str, input: Tensor, dim: Any, keepdim: boo
     return Tensor._make(out.astype(np.uint8) if input._data.dtype == np.uint8 else out)
 
 
-@tensor_method
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Whether every entry (over `dim`) is nonzero; bool."""
     return _logical_reduce(np.all, "all", input, dim, keepdim)
 
 
-@tensor_method
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """Whether some entry (over `dim`) is nonzero; bool."""
     return _logical_reduce(np.any, "any", input, dim, keepdim)
 
 
-@tensor_method
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """The number of nonzero entries over `dim` (all dims when None); int64."""
     dims = dims_of(input, dim, "count_nonzero")

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 from .common import dims_of, invalid_arguments, restore
 
 __all__ = ["std", "std_mean", "var", "var_mean"]
@@ -137,7 +137,6 @@ def _spread(
     )
 
 
-@tensor_method
 def var(
     input: Tensor,
     dim: Any = None,
@@ -150,7 +149,6 @@ def var(
     return _spread("var", _var, input, dim, unbiased, keepdim, correction)
 
 
-@tensor_method
 def std(
     input: Tensor,
     dim: Any = None,

@@ -11,7 +11,7 @@ from ... import _dtype
 from ..._creation import ones_like
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
-from ..primitive import Primitive, tensor_method, wrap_dim
+from ..primitive import Primitive, wrap_dim
 from ..shape.views import cat
 from .common import (
     bind,
@@ -19,7 +19,6 @@ from .common import (
     flip,
     invalid_arguments,
     is_int,
-    overloaded_method,
     restore,
     scalar_type_name,
 )
@@ -106,7 +105,12 @@ def prod(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return _prod("prod", input, args, kwargs, method=False)
 
 
-overloaded_method("prod", _prod)
+def prod_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """`x.prod()` or `x.prod(dim)`, as `prod` (its errors list the method's signatures)."""
+    return _prod("prod", self, args, kwargs, method=True)
+
+
+prod_method.__name__ = prod_method.__qualname__ = "prod"
 
 
 # --- norm ---------------------------------------------------------------------------------
@@ -197,7 +201,6 @@ def _check_norm_identity(input: Tensor, p: float, dim: Any, dims: tuple[int, ...
             )
 
 
-@tensor_method
 def norm(
     input: Tensor,
     p: Any = "fro",

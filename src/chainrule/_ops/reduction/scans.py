@@ -14,7 +14,7 @@ from ..._creation import ones_like, zeros_like
 from ..._tensor import Tensor
 from ..elementwise.bitwise import logical_xor
 from ..elementwise.conditional import where
-from ..primitive import Primitive, tensor_method, wrap_dim
+from ..primitive import Primitive, wrap_dim
 from ..shape.views import cat
 from .common import check_int_dim, flip, index_tensor, scalar_type_name, selecting
 
@@ -63,7 +63,6 @@ _cumsum = Primitive(
 )
 
 
-@tensor_method
 def cumsum(input: Tensor, dim: Any = _REQUIRED, *, dtype: Any = None) -> Tensor:
     """Running sums along `dim`; integers and bools give int64."""
     d = _scan_dim("cumsum", input, dim)
@@ -113,7 +112,6 @@ _cumprod = Primitive(
 )
 
 
-@tensor_method
 def cumprod(input: Tensor, dim: Any = _REQUIRED, *, dtype: Any = None) -> Tensor:
     """Running products along `dim`; integers and bools give int64. Zeros are fine."""
     d = _scan_dim("cumprod", input, dim)
@@ -149,13 +147,11 @@ def _cumextreme(name: str, input: Tensor, dim: Any) -> Any:
     return named((values, index_tensor(index, d, keepdim=True)))
 
 
-@tensor_method
 def cummax(input: Tensor, dim: Any = _REQUIRED) -> Any:
     """(values, indices) of the running maximum along `dim`."""
     return _cumextreme("cummax", input, dim)
 
 
-@tensor_method
 def cummin(input: Tensor, dim: Any = _REQUIRED) -> Any:
     """(values, indices) of the running minimum along `dim`."""
     return _cumextreme("cummin", input, dim)
@@ -192,7 +188,6 @@ _logcumsumexp = Primitive(
 )
 
 
-@tensor_method
 def logcumsumexp(input: Tensor, dim: Any = _REQUIRED) -> Tensor:
     """log(cumsum(exp(input))) along `dim`, without overflow."""
     d = _scan_dim("logcumsumexp", input, dim)
@@ -206,7 +201,6 @@ def logcumsumexp(input: Tensor, dim: Any = _REQUIRED) -> Tensor:
 # --- diff ---------------------------------------------------------------------------------
 
 
-@tensor_method
 def diff(
     input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None
 ) -> Tensor:

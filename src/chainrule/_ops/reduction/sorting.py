@@ -13,13 +13,12 @@ import numpy as np
 
 from ... import return_types
 from ..._tensor import Tensor
-from ..primitive import Primitive, tensor_method, wrap_dim
+from ..primitive import Primitive, wrap_dim
 from .common import (
     bind,
     check_int_dim,
     index_tensor,
     invalid_arguments,
-    overloaded_method,
     selecting,
 )
 from .extrema import share_evenly
@@ -109,11 +108,25 @@ def argsort(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return _sort("argsort", input, args, kwargs, method=False)
 
 
-overloaded_method("sort", _sort)
-overloaded_method("argsort", _sort)
+# The methods: their errors list the method's signatures.
 
 
-@tensor_method
+def sort_method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """`x.sort(dim=-1, descending=False)`, as `sort`: (values, indices)."""
+    return _sort("sort", self, args, kwargs, method=True)
+
+
+sort_method.__name__ = sort_method.__qualname__ = "sort"
+
+
+def argsort_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The indices that sort `x` along `dim`, as `argsort`."""
+    return _sort("argsort", self, args, kwargs, method=True)
+
+
+argsort_method.__name__ = argsort_method.__qualname__ = "argsort"
+
+
 def msort(input: Tensor) -> Tensor:
     """`input` sorted along its first dim."""
     return _sort("sort", input, (0,), {}, method=False).values
@@ -125,7 +138,6 @@ _topk_values = selecting("TopkBackward0")
 _kthvalue_values = selecting("KthvalueBackward0")
 
 
-@tensor_method
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     """The `k` largest (smallest) entries along `dim` and their indices, always in order."""
     d = _dim_of("topk", input, dim)
@@ -145,7 +157,6 @@ def _check_reducible(name: str, input: Tensor, d: int) -> None:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-@tensor_method
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The `k`-th smallest entry along `dim` (k counts from 1) and its index."""
     d = _dim_of("kthvalue", input, dim)
@@ -214,13 +225,11 @@ def _median(name: str, input: Tensor, dim: Any, keepdim: bool) -> Any:
     return named((values, index_tensor(index, d, keepdim)))
 
 
-@tensor_method
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The lower median (of all entries, or along `dim` with its index); NaN if any is NaN."""
     return _median("median", input, dim, keepdim)
 
 
-@tensor_method
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The lower median of the entries that are not NaN (of all, or along `dim`)."""
     return _median("nanmedian", input, dim, keepdim)

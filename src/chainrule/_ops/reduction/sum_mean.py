@@ -10,7 +10,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
-from ..primitive import Primitive, tensor_method, wrap_dims
+from ..primitive import Primitive, wrap_dims
 from ..quiet import mute, unmute
 from .common import dims_of, restore, scalar_type_name
 
@@ -86,7 +86,6 @@ def _sum_dtype(input: Tensor, dtype: Any) -> np.dtype:
     return np.dtype(np.int64) if input._data.dtype.kind in "iub" else input._data.dtype
 
 
-@tensor_method
 def sum(
     input: Tensor,
     dim: int | Sequence[int] | None = None,
@@ -102,7 +101,6 @@ def sum(
     )
 
 
-@tensor_method
 def mean(
     input: Tensor,
     dim: int | Sequence[int] | None = None,
@@ -125,7 +123,6 @@ def mean(
     )
 
 
-@tensor_method
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """Sum `input` down to `size`, undoing broadcasting (the inverse of `expand`)."""
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
@@ -171,7 +168,6 @@ _logsumexp = Primitive(
 )
 
 
-@tensor_method
 def logsumexp(input: Tensor, dim: Any = _NO_DIM, keepdim: bool = False) -> Tensor:
     """log(sum(exp(input))) over `dim`, computed without overflow; integers give floats."""
     if dim is _NO_DIM:
@@ -196,7 +192,6 @@ _nansum = Primitive(
 )
 
 
-@tensor_method
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum treating NaN as zero (NaN entries get no gradient)."""
     dims = dims_of(input, dim, "nansum")
@@ -205,7 +200,6 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     )
 
 
-@tensor_method
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean of the entries that are not NaN (NaN where there are none)."""
     if input._data.dtype.kind != "f":

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Primitive, tensor_method, wrap_dim
+from ..primitive import Primitive, wrap_dim
 
 __all__ = ["diag", "diag_embed", "diagonal", "trace", "tril", "triu"]
 
@@ -46,25 +46,21 @@ def _triangle(prim: Primitive, name: str, input: Tensor, diagonal: Any) -> Tenso
     return prim(input, diagonal=k)
 
 
-@tensor_method
 def tril(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     """The lower triangle (on and below the `diagonal`-th diagonal) of the last two dims."""
     return _triangle(_tril, "tril", input, diagonal)
 
 
-@tensor_method
 def triu(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     """The upper triangle (on and above the `diagonal`-th diagonal) of the last two dims."""
     return _triangle(_triu, "triu", input, diagonal)
 
 
-@tensor_method
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
     _triangle(_tril, "tril", self.detach(), diagonal)  # the checks, before anything changes
     return apply_inplace(self, lambda old: tril(old, diagonal))
 
 
-@tensor_method
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
     _triangle(_triu, "triu", self.detach(), diagonal)
     return apply_inplace(self, lambda old: triu(old, diagonal))
@@ -123,7 +119,6 @@ def _diagonal_dims(name: str, ndim: int, dim1: int, dim2: int) -> tuple[int, int
     return d1, d2
 
 
-@tensor_method
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The `offset`-th diagonal of the matrices in dims (dim1, dim2), as a last dim; a view."""
     k = _check_int(offset, "diagonal", "offset", 2)
@@ -140,7 +135,6 @@ _diag_embed = Primitive(
 )
 
 
-@tensor_method
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices (in the new dims dim1, dim2) with the last dim of `input` on a diagonal."""
     k = _check_int(offset, "diag_embed", "offset", 2)
@@ -161,7 +155,6 @@ _diag_copy = Primitive(
 )
 
 
-@tensor_method
 def diag(input: Tensor, diagonal: int = 0, *, out: Any = None) -> Tensor:
     """A vector's square diagonal matrix, or a matrix's diagonal (both at offset `diagonal`)."""
     k = _check_int(diagonal, "diag", "diagonal", 2)
@@ -190,7 +183,6 @@ _trace = Primitive(
 )
 
 
-@tensor_method
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's main diagonal (integer matrices sum to int64)."""
     if input.ndim != 2:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..primitive import Primitive, tensor_method, wrap_dim, wrap_dims
+from ..primitive import Primitive, wrap_dim, wrap_dims
 from .views import cat, permute, reshape, view
 
 __all__ = [
@@ -67,7 +67,6 @@ def _varargs(fn: str, arg: str, values: tuple[Any, ...], kwargs: dict[str, Any])
 # --- reshaping a dim, moving dims -------------------------------------------------------------
 
 
-@tensor_method
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dim `dim` into several of the given `sizes` (one may be -1); a view."""
     d = wrap_dim(dim, input.ndim)
@@ -96,7 +95,6 @@ def _check_unique(dims: tuple[int, ...], given: tuple[int, ...], what: str) -> N
         raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(given)})")
 
 
-@tensor_method
 def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
     """Move the dims `source` to the positions `destination`, the others keeping their order."""
     src = _int_tuple(source, "movedim", "source")
@@ -120,7 +118,6 @@ def movedim(input: Tensor, source: int | Sequence[int], destination: int | Seque
 
 
 moveaxis = movedim
-setattr(Tensor, "moveaxis", movedim)
 
 
 # --- repeating ----------------------------------------------------------------------------------
@@ -158,13 +155,10 @@ def _repeat_to(input: Tensor, repeats: tuple[int, ...]) -> Tensor:
     return _repeat(input, repeats=repeats, padded=padded, self_sizes=input._data.shape)
 
 
-def _repeat_method(self: Tensor, *sizes: Any, **kwargs: Any) -> Tensor:
+def repeat(self: Tensor, *sizes: Any, **kwargs: Any) -> Tensor:
     """`x.repeat(2, 1)`: tile the tensor (PyTorch has no `torch.repeat` function)."""
     reps = _varargs("repeat", "repeats", sizes, kwargs)
     return _repeat_to(self, _int_tuple(reps, "repeat", "repeats"))
-
-
-setattr(Tensor, "repeat", _repeat_method)
 
 
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
@@ -173,7 +167,12 @@ def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     return _repeat_to(input, (1,) * (input.ndim - len(reps)) + reps)
 
 
-setattr(Tensor, "tile", lambda self, *dims, **kw: tile(self, _varargs("tile", "dims", dims, kw)))
+def tile_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """`x.tile(2, 1)`, `x.tile((2, 1))` or `x.tile(dims=(2, 1))`: as `tile`."""
+    return tile(self, _varargs("tile", "dims", dims, kwargs))
+
+
+tile_method.__name__ = tile_method.__qualname__ = "tile"
 
 
 def _check_int_repeats(repeats: Tensor) -> None:
@@ -197,7 +196,6 @@ def _repeat_counts(repeats: Tensor, output_size: int | None) -> Tensor:
     return Tensor._make(np.repeat(np.arange(len(counts), dtype=np.int64), counts))
 
 
-@tensor_method
 def repeat_interleave(
     input: Tensor,
     repeats: Any = None,
@@ -268,17 +266,20 @@ def flip(input: Tensor, dims: Sequence[int]) -> Tensor:
     return _flip(input, dims=d if input.ndim else ())
 
 
-setattr(Tensor, "flip", lambda self, *dims, **kw: flip(self, _varargs("flip", "dims", dims, kw)))
+def flip_method(self: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """`x.flip(0, 1)`, `x.flip((0, 1))` or `x.flip(dims=(0, 1))`: as `flip`."""
+    return flip(self, _varargs("flip", "dims", dims, kwargs))
 
 
-@tensor_method
+flip_method.__name__ = flip_method.__qualname__ = "flip"
+
+
 def fliplr(input: Tensor) -> Tensor:
     if input.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
-@tensor_method
 def flipud(input: Tensor) -> Tensor:
     if input.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -294,7 +295,6 @@ _roll = Primitive(
 )
 
 
-@tensor_method
 def roll(
     input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
 ) -> Tensor:
@@ -321,7 +321,6 @@ _rot90 = Primitive(
 )
 
 
-@tensor_method
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     """Rotate by 90 degrees `k` times, from the first of `dims` towards the second."""
     ds = _int_tuple(dims, "rot90", "dims")

@@ -96,13 +96,16 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     return _split(tensor, count, dim=d, sizes=sizes)
 
 
-def _split_method(self: Tensor, split_size: Any = None, dim: int = 0, **kwargs: Any) -> Any:
+def split_method(
+    self: Tensor, split_size: Any = None, dim: int = 0, **kwargs: Any
+) -> tuple[Tensor, ...]:
+    """`x.split(2)`, or `x.split(split_size_or_sections=[1, 2])`: as `split`."""
     if split_size is None:
         split_size = kwargs.pop("split_size_or_sections", None)
     return split(self, split_size, dim)
 
 
-setattr(Tensor, "split", _split_method)
+split_method.__name__ = split_method.__qualname__ = "split"
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -119,9 +122,6 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if size == 0:  # PyTorch gives `chunks` empty pieces
         return _split(input, int(chunks), dim=d, sizes=(0,) * int(chunks))
     return split(input, -(-size // int(chunks)), d)
-
-
-setattr(Tensor, "chunk", chunk)
 
 
 def _slices(input: Tensor, dim: int, cuts: Sequence[int]) -> tuple[Tensor, ...]:
@@ -180,9 +180,6 @@ def tensor_split(
     return _slices(input, d, [int(c) for c in cuts])
 
 
-setattr(Tensor, "tensor_split", tensor_split)
-
-
 def _split_along(name: str, input: Tensor, how: Any, dim: int, min_dims: int) -> Any:
     if input.ndim < min_dims:
         raise RuntimeError(
@@ -210,7 +207,3 @@ def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
 
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     return _split_along("dsplit", input, indices_or_sections, 2, 3)
-
-
-for _fn in (hsplit, vsplit, dsplit):
-    setattr(Tensor, _fn.__name__, _fn)

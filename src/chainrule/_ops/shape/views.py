@@ -11,7 +11,7 @@ import numpy as np
 from ... import _dtype
 from ..._size import Size
 from ..._tensor import Tensor
-from ..primitive import Primitive, tangents_or_zeros, tensor_method, wrap_dim
+from ..primitive import Primitive, tangents_or_zeros, wrap_dim
 from ..view_tracking import slice_dim
 
 __all__ = [
@@ -87,7 +87,6 @@ _reshape_copy = Primitive(
 )
 
 
-@tensor_method
 def view(input: Tensor, *shape: Any) -> Tensor:
     """The same data seen with another shape; fails where that needs a copy."""
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
@@ -96,7 +95,6 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     return _view(input, shape=new, self_sizes=input._data.shape)
 
 
-@tensor_method
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """Like `view`, but copies when the data cannot be viewed with the new shape."""
     new = infer_shape(_sizes(shape), input.numel())
@@ -107,17 +105,14 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
         return _reshape_copy(input, shape=new, self_sizes=Size(data.shape))
 
 
-@tensor_method
 def view_as(input: Tensor, other: Tensor) -> Tensor:
     return view(input, other.shape)
 
 
-@tensor_method
 def reshape_as(input: Tensor, other: Tensor) -> Tensor:
     return reshape(input, other.shape)
 
 
-@tensor_method
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if input.ndim == 0:
         return reshape(input, 1)
@@ -149,7 +144,6 @@ _permute = Primitive(
 )
 
 
-@tensor_method
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dims (a view)."""
     d0, d1 = wrap_dim(dim0, input.ndim), wrap_dim(dim1, input.ndim)
@@ -157,11 +151,8 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 swapaxes = swapdims = transpose
-setattr(Tensor, "swapaxes", transpose)
-setattr(Tensor, "swapdims", transpose)
 
 
-@tensor_method
 def t(input: Tensor) -> Tensor:
     """Transpose of a matrix (0-d and 1-d tensors are returned as they are)."""
     if input._data.ndim > 2:
@@ -169,7 +160,6 @@ def t(input: Tensor) -> Tensor:
     return _t(input)
 
 
-@tensor_method
 def permute(input: Tensor, *dims: Any) -> Tensor:
     """Reorder the dims (a view)."""
     order = _sizes(dims)
@@ -185,8 +175,15 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     return _permute(input, dims=wrapped)
 
 
-setattr(Tensor, "T", property(lambda self: permute(self, tuple(range(self.ndim - 1, -1, -1)))))
-setattr(Tensor, "mT", property(lambda self: transpose(self, -2, -1)))
+def reversed_dims(input: Tensor) -> Tensor:
+    """`x.T`: the dims in reverse order (a view)."""
+    return permute(input, tuple(range(input.ndim - 1, -1, -1)))
+
+
+def matrix_transpose(input: Tensor) -> Tensor:
+    """`x.mT`: the last two dims swapped (a view)."""
+    return transpose(input, -2, -1)
+
 
 _squeeze = Primitive(
     "SqueezeBackward0",
@@ -211,7 +208,6 @@ _unsqueeze = Primitive(
 )
 
 
-@tensor_method
 def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """Drop dims of size 1 (all of them, or those in `dim` that have size 1)."""
     shape = input._data.shape
@@ -223,7 +219,6 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     return _squeeze_dim(input, dims=dims, self_sizes=input._data.shape)
 
 
-@tensor_method
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dim of size 1 at `dim` (a view)."""
     return _unsqueeze(input, dim=wrap_dim(dim, input.ndim + 1))
@@ -248,7 +243,6 @@ _expand = Primitive(
 )
 
 
-@tensor_method
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     """Broadcast to a larger shape without copying (-1 keeps a dim)."""
     want = _sizes(sizes)
@@ -274,7 +268,6 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     return _expand(input, shape=tuple(shape), self_sizes=input._data.shape)
 
 
-@tensor_method
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return expand(input, other.shape)
 
@@ -301,18 +294,15 @@ _to_copy = Primitive(
 )
 
 
-@tensor_method
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """A copy with its own memory, in the graph (gradients flow through)."""
     return _clone(input)
 
 
-@tensor_method
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     return input if input._data.flags.c_contiguous else clone(input)
 
 
-@tensor_method
 def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Cast to a dtype (`to(chainrule.float64)`, `to(other)`); devices other than cpu fail."""
     dtype = kwargs.pop("dtype", None)
@@ -342,29 +332,45 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return _to_copy(input, dt=dt.np)
 
 
-def _cast(name: str, dt: _dtype.dtype) -> None:
-    def cast(self: Tensor, memory_format: Any = None) -> Tensor:
-        return to(self, dt)
-
-    cast.__name__ = name
-    setattr(Tensor, name, cast)
+# The methods x.float(), x.long(), ...: the tensor as that dtype (itself when it already is).
 
 
-for _name, _dt in (
-    ("float", _dtype.float32),
-    ("double", _dtype.float64),
-    ("half", _dtype.float16),
-    ("long", _dtype.int64),
-    ("int", _dtype.int32),
-    ("short", _dtype.int16),
-    ("char", _dtype.int8),
-    ("byte", _dtype.uint8),
-    ("bool", _dtype.bool_),
-):
-    _cast(_name, _dt)
+def to_float(self: Tensor, memory_format: Any = None) -> Tensor:
+    return to(self, _dtype.float32)
 
 
-@tensor_method
+def to_double(self: Tensor, memory_format: Any = None) -> Tensor:
+    return to(self, _dtype.float64)
+
+
+def to_half(self: Tensor, memory_format: Any = None) -> Tensor:
+    return to(self, _dtype.float16)
+
+
+def to_long(self: Tensor, memory_format: Any = None) -> Tensor:
+    return to(self, _dtype.int64)
+
+
+def to_int(self: Tensor, memory_format: Any = None) -> Tensor:
+    return to(self, _dtype.int32)
+
+
+def to_short(self: Tensor, memory_format: Any = None) -> Tensor:
+    return to(self, _dtype.int16)
+
+
+def to_char(self: Tensor, memory_format: Any = None) -> Tensor:
+    return to(self, _dtype.int8)
+
+
+def to_byte(self: Tensor, memory_format: Any = None) -> Tensor:
+    return to(self, _dtype.uint8)
+
+
+def to_bool(self: Tensor, memory_format: Any = None) -> Tensor:
+    return to(self, _dtype.bool_)
+
+
 def type_as(input: Tensor, other: Tensor) -> Tensor:
     return to(input, other.dtype)
 
@@ -400,7 +406,6 @@ _cat: Primitive = Primitive(
 )
 
 
-@tensor_method
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """The slice `start:start+length` along `dim` (a view)."""
     d = wrap_dim(dim, input.ndim)

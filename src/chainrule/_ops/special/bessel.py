@@ -14,7 +14,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..elementwise.unary_common import check_tensor, float64_forward, inplace_form
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 
 __all__ = ["i0", "i0_"]
 
@@ -117,7 +117,7 @@ def _op(prim: Primitive, name: str, doc: str) -> Callable[[Tensor], Tensor]:
     return op
 
 
-i0 = tensor_method(_op(_i0, "i0", "The modified Bessel function of the first kind, order 0."))
+i0 = _op(_i0, "i0", "The modified Bessel function of the first kind, order 0.")
 special_i1 = _op(_i1, "special_i1", "The modified Bessel function of the first kind, order 1.")
 special_i0e = _op(_i0e, "special_i0e", "exp(-|x|) * i0(x).")
 special_i1e = _op(_i1e, "special_i1e", "exp(-|x|) * i1(x).")

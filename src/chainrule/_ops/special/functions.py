@@ -15,7 +15,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ..elementwise.exp_log import exp
 from ..elementwise.unary_common import check_tensor, float64_forward, inplace_form
-from ..primitive import Primitive, tensor_method
+from ..primitive import Primitive
 from . import kernels as sm
 
 __all__ = [
@@ -77,9 +77,9 @@ _erfcx = Primitive(
     tangent="elementwise",
 )
 
-erf = tensor_method(_op(_erf, "erf", "The error function, 2/sqrt(pi) * integral of exp(-t^2)."))
-erfc = tensor_method(_op(_erfc, "erfc", "1 - erf(x), accurate where erf(x) is near 1."))
-erfinv = tensor_method(_op(_erfinv, "erfinv", "The inverse of erf on [-1, 1]."))
+erf = _op(_erf, "erf", "The error function, 2/sqrt(pi) * integral of exp(-t^2).")
+erfc = _op(_erfc, "erfc", "1 - erf(x), accurate where erf(x) is near 1.")
+erfinv = _op(_erfinv, "erfinv", "The inverse of erf on [-1, 1].")
 special_erfcx = _op(_erfcx, "special_erfcx", "exp(x^2) * erfc(x), which stays finite for large x.")
 
 # --- the normal distribution's log-cdf and quantile ------------------------------------------
@@ -139,8 +139,8 @@ _polygamma_inplace = Primitive(
     tangent="elementwise",
 )
 
-lgamma = tensor_method(_op(_lgamma, "lgamma", "log |Gamma(x)|."))
-digamma = tensor_method(_op(_digamma, "digamma", "d/dx lgamma(x), the psi function."))
+lgamma = _op(_lgamma, "lgamma", "log |Gamma(x)|.")
+digamma = _op(_digamma, "digamma", "d/dx lgamma(x), the psi function.")
 
 
 def _check_order(n: object, input: object, name: str = "polygamma") -> int:
@@ -157,8 +157,12 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     return _polygamma(input, n=_check_order(n, input))
 
 
-def _polygamma_method(self: Tensor, n: int) -> Tensor:
+def polygamma_method(self: Tensor, n: int) -> Tensor:
+    """As a method the tensor comes first: `x.polygamma(n)`."""
     return _polygamma(self, n=_check_order(n, self))
+
+
+polygamma_method.__name__ = polygamma_method.__qualname__ = "polygamma"
 
 
 def _polygamma_recorded_in_place(self: Tensor, n: int) -> Tensor:
@@ -166,8 +170,7 @@ def _polygamma_recorded_in_place(self: Tensor, n: int) -> Tensor:
 
 
 _polygamma_recorded_in_place.__name__ = "polygamma"
-setattr(Tensor, "polygamma", _polygamma_method)
-inplace_form(_polygamma_recorded_in_place, "polygamma_")
+polygamma_ = inplace_form(_polygamma_recorded_in_place, "polygamma_")
 
 
 def _mvlgamma_kernel(x: np.ndarray, p: int) -> np.ndarray:
@@ -191,7 +194,6 @@ _mvlgamma = Primitive(
 )
 
 
-@tensor_method
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The log of the multivariate gamma function of dimension p."""
     check_tensor("mvlgamma", input)
@@ -229,7 +231,7 @@ special_entr = _op(_entr, "special_entr", "-x log(x) (0 at 0, -inf below 0).")
 
 erf_ = inplace_form(erf, "erf_")
 erfc_ = inplace_form(erfc, "erfc_")
-inplace_form(erfinv, "erfinv_")
-inplace_form(lgamma, "lgamma_")
-inplace_form(digamma, "digamma_")
-inplace_form(mvlgamma, "mvlgamma_")
+erfinv_ = inplace_form(erfinv, "erfinv_")
+lgamma_ = inplace_form(lgamma, "lgamma_")
+digamma_ = inplace_form(digamma, "digamma_")
+mvlgamma_ = inplace_form(mvlgamma, "mvlgamma_")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ..._ops.primitive import Primitive, tensor_method, wrap_dim
+from ..._ops.primitive import Primitive, wrap_dim
 from ..._tensor import Tensor
 from ._activation_common import scalar_name
 
@@ -193,5 +193,3 @@ def tensor_log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None)
 
 tensor_softmax.__name__ = tensor_softmax.__qualname__ = "softmax"
 tensor_log_softmax.__name__ = tensor_log_softmax.__qualname__ = "log_softmax"
-tensor_method(tensor_softmax)
-tensor_method(tensor_log_softmax)

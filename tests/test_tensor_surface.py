@@ -1,0 +1,50 @@
+"""Tensor's attributes are exactly the recorded list, and the op methods come from one table.
+
+tests/tensor_surface.txt is `sorted(dir(chainrule.Tensor))`. A change to Tensor's
+surface (a new op method, a removed one) updates that list on purpose:
+
+    python -c "import chainrule; print('\\n'.join(sorted(dir(chainrule.Tensor))))" \\
+        > tests/tensor_surface.txt
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import chainrule
+from chainrule import Tensor
+from chainrule._tensor_methods import TensorMethods
+
+SURFACE = Path(__file__).resolve().parent / "tensor_surface.txt"
+
+
+def test_tensor_has_exactly_the_recorded_attributes() -> None:
+    recorded = set(SURFACE.read_text().split())
+    actual = set(dir(chainrule.Tensor))
+    assert sorted(actual - recorded) == [], "new attributes: update tests/tensor_surface.txt"
+    assert sorted(recorded - actual) == [], "missing attributes"
+
+
+def test_every_table_entry_is_bound_as_it_is() -> None:
+    entries = {
+        name: member
+        for name, member in vars(TensorMethods).items()
+        if callable(member) or isinstance(member, property)
+    }
+    assert len(entries) > 400
+    for name, member in entries.items():
+        assert Tensor.__dict__[name] is member, name
+
+
+def test_tensor_derives_from_object_alone_at_run_time() -> None:
+    # The table is Tensor's base class for type checkers only: lookups stay one dict deep.
+    assert Tensor.__mro__ == (Tensor, object)
+
+
+def test_operators_are_the_fast_paths_themselves() -> None:
+    from chainrule._ops.elementwise import operators
+
+    assert Tensor.__add__ is operators.add_operator
+    assert Tensor.__mul__ is operators.mul_operator
+    assert Tensor.__pow__ is operators._pow_op
+    assert operators.add_operator.__qualname__ == "_float_op.<locals>.op"

@@ -306,11 +306,11 @@ def _fast_check(
     check_grad_dtypes: bool,
 ) -> str | None:
     """Compare u^T (J v) by finite differences with (u^T J) v by one VJP, per output/input."""
-    from .._creation import _rng
+    from ..random import default_generator
 
     outputs = _float_outputs(_as_tuple(func(*inputs)))
-    vs = [_unit(_rng.standard_normal(x._data.shape)) for x in diff]
-    us = [_unit(_rng.standard_normal(o._data.shape)) for o in outputs]
+    vs = [_unit(default_generator._normal(x._data.shape)) for x in diff]
+    us = [_unit(default_generator._normal(o._data.shape)) for o in outputs]
     jv = [_directional(func, inputs, x, v, eps) for x, v in zip(diff, vs, strict=True)]
     zero_message = _check_nondifferentiable(outputs, jv, atol)
     if zero_message is not None:
@@ -563,10 +563,10 @@ def gradgradcheck(
 
 def _random_grad_output(out: Tensor, non_contiguous: bool) -> Tensor:
     """Uniform in [-1, 1), shaped and typed like `out`, requiring grad."""
-    from .._creation import _rng
     from .._tensor import Tensor
+    from ..random import default_generator
 
-    values = _rng.uniform(-1.0, 1.0, out._data.shape).astype(out._data.dtype)
+    values = default_generator._uniform(out._data.shape, -1.0, 1.0).astype(out._data.dtype)
     if non_contiguous and values.size > 1:
         # Every other element of a buffer twice as long in the last dim: same values, strided.
         buffer = np.zeros((*values.shape[:-1], 2 * values.shape[-1]), dtype=values.dtype)

@@ -16,14 +16,13 @@ attributes) get no gradient.
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import inspect
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from .. import _creation
+from .. import random
 from ..autograd import grad_mode
 from ..autograd.function import Function
 
@@ -124,14 +123,11 @@ class CheckpointFunction(Function):
             for a in inputs[: ctx.n_args]
         ]
         leaves = inputs[ctx.n_args :]
-        saved_rng = _creation._rng
-        if ctx.rng_state is not None:
-            _creation._rng = copy.deepcopy(ctx.rng_state)
-        try:
+        with random.fork_rng(enabled=ctx.rng_state is not None):
+            if ctx.rng_state is not None:
+                random.set_rng_state(ctx.rng_state)
             with grad_mode.enable_grad():
                 outputs = ctx.run(*args)
-        finally:
-            _creation._rng = saved_rng
         if ctx.single:
             outputs = (outputs,)
         pairs = [
@@ -177,7 +173,7 @@ def checkpoint(
     def run(*call_args: Any) -> Any:
         return function(*call_args, **kwargs)
 
-    rng_state = copy.deepcopy(_creation._rng) if preserve_rng_state else None
+    rng_state = random.get_rng_state() if preserve_rng_state else None
     leaves = _captured_leaves([function, kwargs])
     leaves = _unique(leaves, exclude=[a for a in args if _is_tensor(a)])
     return CheckpointFunction.apply(run, rng_state, len(args), *args, *leaves)

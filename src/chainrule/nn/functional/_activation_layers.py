@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ... import _creation
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor, legacy_type_name
+from ...random import default_generator
 from ._activation_common import in_place, scalar_name
 
 __all__ = [
@@ -277,11 +277,6 @@ def embedding(
 # --- dropout ------------------------------------------------------------------------------
 
 
-def _generator() -> np.random.Generator:
-    """chainrule's global generator (read on each call: `manual_seed` replaces it)."""
-    return _creation._rng
-
-
 def _check_p(p: float) -> None:
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -291,7 +286,7 @@ def _keep_mask(shape: tuple[int, ...], p: float, dtype: np.dtype) -> Tensor:
     """1 / (1 - p) where an element is kept (probability 1 - p), else 0."""
     if p == 1:
         return Tensor._make(np.zeros(shape, dtype=dtype))
-    keep = _generator().random(shape) >= p
+    keep = default_generator._uniform(shape) >= p
     return Tensor._make(keep.astype(dtype) / np.asarray(1 - p, dtype=dtype))
 
 

@@ -22,7 +22,7 @@ from .autograd import forward_ad as _forward_ad
 from .autograd import grad_mode
 from .autograd.graph import AccumulateGrad, HookDict, Node, RemovableHandle, add_hook
 
-__all__ = ["Tensor", "as_grad", "device", "legacy_type_name"]
+__all__ = ["Tensor", "as_grad", "device"]
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -37,18 +37,6 @@ _NONLEAF_REQUIRES_GRAD = (
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
 )
 
-_LEGACY_NAMES = {
-    "float16": "HalfTensor",
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "int8": "CharTensor",
-    "int16": "ShortTensor",
-    "int32": "IntTensor",
-    "int64": "LongTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
-
 
 def _type_name(obj: object) -> str:
     """A type's name as CPython's tp_name gives it (extension types with their module)."""
@@ -56,11 +44,6 @@ def _type_name(obj: object) -> str:
     if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
         return cls.__name__
     return f"{cls.__module__}.{cls.__name__}"
-
-
-def legacy_type_name(data: np.ndarray) -> str:
-    """`chainrule.FloatTensor` and friends, as `Tensor.type()` and error messages name them."""
-    return "chainrule." + _LEGACY_NAMES[_dtype.from_numpy_dtype(data.dtype).name]
 
 
 class device:
@@ -265,7 +248,7 @@ class Tensor:
 
     def type(self, dtype: Any = None) -> Any:
         if dtype is None:
-            return legacy_type_name(self._data)
+            return _dtype.legacy_type_name(self)
         return self.to(dtype)
 
     def _wrap_dim(self, dim: int) -> int:

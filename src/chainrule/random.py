@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ._dtype import legacy_type_name, uint8
 from ._tensor import CPU, Tensor
 from ._tensor import device as Device
 
@@ -33,6 +34,7 @@ _SEED_MIN, _SEED_MAX = -(2**63), 2**64 - 1
 _STATE_WORDS = ("seed", "state_low", "state_high", "inc_low", "inc_high", "has_uint32", "uinteger")
 _STATE_BYTES = 8 * len(_STATE_WORDS)
 _LOW_64 = 2**64 - 1
+_BYTE_TENSOR = legacy_type_name(uint8)
 
 
 class Generator:
@@ -126,9 +128,9 @@ class Generator:
 def _check_state(new_state: Any) -> None:
     """PyTorch's errors for something that is not a state `get_state` could have returned."""
     if not isinstance(new_state, Tensor):
-        raise TypeError(f"expected a chainrule.ByteTensor, but got {type(new_state).__name__}")
+        raise TypeError(f"expected a {_BYTE_TENSOR}, but got {type(new_state).__name__}")
     if new_state._data.dtype != np.uint8:
-        raise TypeError("RNG state must be a chainrule.ByteTensor")
+        raise TypeError(f"RNG state must be a {_BYTE_TENSOR}")
     if not new_state.is_contiguous():
         raise RuntimeError("RNG state must be contiguous")
     if new_state._data.size != _STATE_BYTES:

@@ -307,7 +307,8 @@ def _pre_process(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
 
 def _check_hook_result(hook: object, old: Tensor | None, new: object) -> Tensor:
     """A tensor hook may replace the gradient, but not change its type or size (PyTorch's words)."""
-    from .._tensor import Tensor, legacy_type_name
+    from .._dtype import legacy_type_name
+    from .._tensor import Tensor
 
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")

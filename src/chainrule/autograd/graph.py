@@ -364,7 +364,7 @@ def _forward_name(node: Node) -> str:
 
 def _describe(data: np.ndarray) -> str:
     """`[torch.FloatTensor [2, 3]]`: how PyTorch's messages name a saved tensor."""
-    from .._tensor import legacy_type_name
+    from .._dtype import legacy_type_name
 
     return f"[{legacy_type_name(data)} [{', '.join(map(str, data.shape))}]]"
 

@@ -96,11 +96,11 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def forward(
-        ctx: Any, run: Callable[..., Any], rng_state: Any, n_args: int, *inputs: Any
+        ctx: Any, run: Callable[..., Any], preserve_rng_state: bool, n_args: int, *inputs: Any
     ) -> Any:
         ctx.run = run
         ctx.n_args = n_args
-        ctx.rng_state = rng_state
+        ctx.rng_state = random.get_rng_state() if preserve_rng_state else None
         ctx.tensor_index = [i for i, a in enumerate(inputs) if _is_tensor(a)]
         ctx.others = [None if _is_tensor(a) else a for a in inputs]
         ctx.save_for_backward(*(inputs[i] for i in ctx.tensor_index))
@@ -173,10 +173,9 @@ def checkpoint(
     def run(*call_args: Any) -> Any:
         return function(*call_args, **kwargs)
 
-    rng_state = random.get_rng_state() if preserve_rng_state else None
     leaves = _captured_leaves([function, kwargs])
     leaves = _unique(leaves, exclude=[a for a in args if _is_tensor(a)])
-    return CheckpointFunction.apply(run, rng_state, len(args), *args, *leaves)
+    return CheckpointFunction.apply(run, preserve_rng_state, len(args), *args, *leaves)
 
 
 def checkpoint_sequential(

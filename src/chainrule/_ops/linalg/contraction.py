@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive
 from .common import const
@@ -289,18 +290,12 @@ def einsum(*args: Any) -> Tensor:
     for t in operands:
         if t._data.dtype != operands[0]._data.dtype:
             raise RuntimeError(
-                f"expected scalar type {_scalar(operands[0])} but found {_scalar(t)}"
+                f"expected scalar type {scalar_name(operands[0])} but found {scalar_name(t)}"
             )
     terms, out = _parse(equation, operands)
     if len(operands) <= 2:
         return _contract(operands, terms, out)
     return _contract_all(list(operands), list(terms), out)
-
-
-def _scalar(t: Tensor) -> str:
-    from .common import scalar_name
-
-    return scalar_name(t)
 
 
 def _contract_all(operands: list[Tensor], terms: list[str], out: str) -> Tensor:

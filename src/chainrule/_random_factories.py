@@ -5,6 +5,7 @@ Each draws from the generator passed as `generator=`, else from the default one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from . import _dtype
 from ._creation import _finish, _float_dtype, _size_args
 from ._tensor import Tensor
-from .random import _generator_or_default
+from .random import Generator, _generator_or_default
 
 __all__ = [
     "rand",
@@ -25,30 +26,29 @@ __all__ = [
 ]
 
 
-def rand(
-    *size: Any,
-    generator: Any = None,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    **_: Any,
-) -> Tensor:
-    """Uniform samples on [0, 1)."""
-    draw = _generator_or_default(generator, "rand")._uniform(_size_args(size))
-    return _finish(draw.astype(_float_dtype(dtype)), requires_grad, device)
+def _float_sampler(
+    name: str, draw: Callable[[Generator, tuple[int, ...]], np.ndarray], doc: str
+) -> Callable[..., Tensor]:
+    """`rand` or `randn`: float64 draws of the requested size, cast to the requested dtype."""
+
+    def sample(
+        *size: Any,
+        generator: Generator | None = None,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        **_: Any,
+    ) -> Tensor:
+        data = draw(_generator_or_default(generator, name), _size_args(size))
+        return _finish(data.astype(_float_dtype(dtype)), requires_grad, device)
+
+    sample.__name__ = sample.__qualname__ = name
+    sample.__doc__ = doc
+    return sample
 
 
-def randn(
-    *size: Any,
-    generator: Any = None,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    **_: Any,
-) -> Tensor:
-    """Standard normal samples."""
-    draw = _generator_or_default(generator, "randn")._normal(_size_args(size))
-    return _finish(draw.astype(_float_dtype(dtype)), requires_grad, device)
+rand = _float_sampler("rand", Generator._uniform, "Uniform samples on [0, 1).")
+randn = _float_sampler("randn", Generator._normal, "Standard normal samples.")
 
 
 def randint(
@@ -56,7 +56,7 @@ def randint(
     high: Any = None,
     size: Any = None,
     *,
-    generator: Any = None,
+    generator: Generator | None = None,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
@@ -77,7 +77,12 @@ def randint(
 
 
 def randperm(
-    n: int, *, generator: Any = None, dtype: Any = None, requires_grad: bool = False, **_: Any
+    n: int,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    **_: Any,
 ) -> Tensor:
     """0, ..., n - 1 in random order."""
     source = _generator_or_default(generator, "randperm")
@@ -85,34 +90,38 @@ def randperm(
     return _finish(source._permutation(n).astype(dt), requires_grad)
 
 
-def rand_like(
-    input: Tensor,
-    *,
-    generator: Any = None,
-    dtype: Any = None,
-    requires_grad: bool = False,
-    **_: Any,
-) -> Tensor:
-    source = _generator_or_default(generator, "rand_like")
-    dt = dtype or input.dtype
-    return rand(input.shape, generator=source, dtype=dt, requires_grad=requires_grad)
+def _like(sampler: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """`rand_like` or `randn_like`: `sampler` with the shape and (by default) dtype of `input`."""
+    name = f"{sampler.__name__}_like"
+
+    def sample_like(
+        input: Tensor,
+        *,
+        generator: Generator | None = None,
+        dtype: Any = None,
+        requires_grad: bool = False,
+        **_: Any,
+    ) -> Tensor:
+        source = _generator_or_default(generator, name)
+        dt = dtype or input.dtype
+        return sampler(input.shape, generator=source, dtype=dt, requires_grad=requires_grad)
+
+    sample_like.__name__ = sample_like.__qualname__ = name
+    sample_like.__doc__ = f"`{sampler.__name__}` shaped like `input`."
+    return sample_like
 
 
-def randn_like(
-    input: Tensor,
-    *,
-    generator: Any = None,
-    dtype: Any = None,
-    requires_grad: bool = False,
-    **_: Any,
-) -> Tensor:
-    source = _generator_or_default(generator, "randn_like")
-    dt = dtype or input.dtype
-    return randn(input.shape, generator=source, dtype=dt, requires_grad=requires_grad)
+rand_like = _like(rand)
+randn_like = _like(randn)
 
 
 def randint_like(
-    input: Tensor, low: int, high: Any = None, *, generator: Any = None, dtype: Any = None
+    input: Tensor,
+    low: int,
+    high: Any = None,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
 ) -> Tensor:
     source = _generator_or_default(generator, "randint_like")
     return randint(low, high, tuple(input.shape), generator=source, dtype=dtype or input.dtype)

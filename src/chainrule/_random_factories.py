@@ -81,13 +81,14 @@ def randperm(
     *,
     generator: Generator | None = None,
     dtype: Any = None,
+    device: Any = None,
     requires_grad: bool = False,
     **_: Any,
 ) -> Tensor:
     """0, ..., n - 1 in random order."""
     source = _generator_or_default(generator, "randperm")
     dt = _dtype.to_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
-    return _finish(source._permutation(n).astype(dt), requires_grad)
+    return _finish(source._permutation(n).astype(dt), requires_grad, device)
 
 
 def _like(sampler: Callable[..., Tensor]) -> Callable[..., Tensor]:

@@ -58,7 +58,7 @@ NOT_OPS_TOP = frozenset(
         "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
         "HalfTensor", "IntTensor", "LongTensor", "ShortTensor",
         # random state
-        "manual_seed", "seed", "initial_seed",
+        "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
         # dtypes and printing
         "get_default_dtype", "set_default_dtype", "promote_types",
         "get_printoptions", "set_printoptions",

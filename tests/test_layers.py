@@ -137,7 +137,14 @@ def test_function_level_imports_are_few() -> None:
 LAYERS = [
     (BELOW_TENSOR_PACKAGE, *sorted(BELOW_TENSOR_MODULES)),
     ("chainrule._tensor",),
-    ("chainrule._backward", "chainrule._creation", "chainrule._ops", "chainrule.return_types"),
+    (
+        "chainrule._backward",
+        "chainrule._creation",
+        "chainrule._ops",
+        "chainrule._random_factories",
+        "chainrule.random",
+        "chainrule.return_types",
+    ),
     ("chainrule.autograd",),
 ]
 

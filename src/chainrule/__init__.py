@@ -13,6 +13,7 @@ from . import (
     autograd,
     linalg,
     nn,
+    random,
     special,
     utils,
 )
@@ -34,19 +35,9 @@ from ._creation import (
     from_numpy,
     full,
     full_like,
-    initial_seed,
     linspace,
-    manual_seed,
     ones,
     ones_like,
-    rand,
-    rand_like,
-    randint,
-    randint_like,
-    randn,
-    randn_like,
-    randperm,
-    seed,
     tensor,
     zeros,
     zeros_like,
@@ -89,12 +80,30 @@ from ._tensor_methods import bind as _bind_tensor_methods
 
 _bind_tensor_methods()
 from ._printing import get_printoptions, set_printoptions
+from ._random_factories import (
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+)
 from .nn.functional._activation_softmax import (
     tensor_log_softmax as log_softmax,
     tensor_softmax as softmax,
 )
 from ._size import Size
 from ._tensor import Tensor, device
+from .random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from .autograd import (
     enable_grad,
     inference_mode,

@@ -1,4 +1,4 @@
-"""Making tensors: from data, filled, ranges, random, `*_like`, and the legacy constructors."""
+"""Making tensors: from data, filled, ranges, `*_like`, and the legacy constructors."""
 
 from __future__ import annotations
 
@@ -22,19 +22,9 @@ __all__ = [
     "from_numpy",
     "full",
     "full_like",
-    "initial_seed",
     "linspace",
-    "manual_seed",
     "ones",
     "ones_like",
-    "rand",
-    "rand_like",
-    "randint",
-    "randint_like",
-    "randn",
-    "randn_like",
-    "randperm",
-    "seed",
     "tensor",
     "zeros",
     "zeros_like",
@@ -335,89 +325,6 @@ def eye(
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     return _finish(np.eye(n, m if m is not None else n, dtype=_float_dtype(dtype)), requires_grad)
-
-
-# --- random numbers ----------------------------------------------------------------------
-# One global generator, seeded by manual_seed. (Streams differ from PyTorch's.)
-
-_seed = 0
-_rng = np.random.default_rng(_seed)
-
-
-def manual_seed(seed: int) -> Any:
-    """Seed the global random generator, so rand/randn/randint repeat."""
-    global _rng, _seed
-    _seed = int(seed)
-    _rng = np.random.default_rng(_seed)
-    return None
-
-
-def seed() -> int:
-    s = int(np.random.SeedSequence().generate_state(1, np.uint64)[0]) % (2**63)
-    manual_seed(s)
-    return s
-
-
-def initial_seed() -> int:
-    return _seed
-
-
-def rand(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
-) -> Tensor:
-    """Uniform samples on [0, 1)."""
-    data = _rng.random(_size_args(size)).astype(_float_dtype(dtype))
-    return _finish(data, requires_grad, device)
-
-
-def randn(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
-) -> Tensor:
-    """Standard normal samples."""
-    data = _rng.standard_normal(_size_args(size)).astype(_float_dtype(dtype))
-    return _finish(data, requires_grad, device)
-
-
-def randint(
-    low: int,
-    high: Any = None,
-    size: Any = None,
-    *,
-    dtype: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-) -> Tensor:
-    """Integers uniform on [low, high); `randint(high, size)` starts at 0."""
-    if size is None:
-        low, high, size = 0, low, high
-    if size is None:
-        raise TypeError("randint() missing required argument 'size'")
-    if low >= high:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
-        )
-    dt = _dtype.to_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
-    data = _rng.integers(low, high, _size_args((size,))).astype(dt)
-    return _finish(data, requires_grad, device)
-
-
-def randperm(n: int, *, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
-    dt = _dtype.to_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
-    return _finish(_rng.permutation(n).astype(dt), requires_grad)
-
-
-def rand_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-def randn_like(
-    input: Tensor, *, dtype: Any = None, requires_grad: bool = False, **_: Any
-) -> Tensor:
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None) -> Tensor:
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype)
 
 
 # --- the legacy constructors ---------------------------------------------------------------

@@ -1,8 +1,9 @@
-"""dtypes, the default dtype, and PyTorch's type-promotion rules."""
+"""dtypes, the default dtype, PyTorch's type-promotion rules, and how its messages name dtypes."""
 
 from __future__ import annotations
 
 import builtins
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -80,49 +81,64 @@ _PICKLE_NAMES = {d.name: ("bool_" if d is bool_ else d.name) for d in _ALL}
 _default_float = float32
 
 
-# How PyTorch's messages name dtypes: ScalarType names, and the C++ types behind them.
-_SCALAR_NAMES = {
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-_C_NAMES = {
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "uint8": "unsigned char",
-    "bool": "bool",
+@dataclass(frozen=True, slots=True)
+class _MessageNames:
+    """How PyTorch's messages name one dtype."""
+
+    scalar: str  # its ScalarType: "Float", "Long"
+    c_type: str  # the C++ type as the compiler spells it: "float", "long int"
+    overflow_type: str  # the C++ type in ScalarType's list, as overflow checks print it
+    legacy_type: str  # the legacy tensor type: "FloatTensor"
+
+
+_MESSAGE_NAMES = {
+    "float16": _MessageNames("Half", "c10::Half", "c10::Half", "HalfTensor"),
+    "float32": _MessageNames("Float", "float", "float", "FloatTensor"),
+    "float64": _MessageNames("Double", "double", "double", "DoubleTensor"),
+    "int8": _MessageNames("Char", "signed char", "int8_t", "CharTensor"),
+    "int16": _MessageNames("Short", "short int", "int16_t", "ShortTensor"),
+    "int32": _MessageNames("Int", "int", "int", "IntTensor"),
+    "int64": _MessageNames("Long", "long int", "int64_t", "LongTensor"),
+    "uint8": _MessageNames("Byte", "unsigned char", "uint8_t", "ByteTensor"),
+    "bool": _MessageNames("Bool", "bool", "bool", "BoolTensor"),
 }
 
 
 def _dtype_key(x: Any) -> str:
-    """The dtype name of a chainrule dtype, a NumPy dtype or a tensor."""
+    """The dtype name of a chainrule dtype, a NumPy dtype, an array or a tensor."""
     if isinstance(x, dtype):
         return x.name
-    data = getattr(x, "_data", None)
-    return (data.dtype if data is not None else np.dtype(x)).name
+    x = getattr(x, "_data", x)  # a tensor's array
+    if isinstance(x, np.ndarray | np.generic):
+        return x.dtype.name
+    return np.dtype(x).name
+
+
+def _message_names(x: Any) -> _MessageNames:
+    """The names of `x`'s dtype (NumPy's name for each, for a dtype chainrule lacks)."""
+    key = _dtype_key(x)
+    names = _MESSAGE_NAMES.get(key)
+    return names if names is not None else _MessageNames(key, key, key, key)
 
 
 def scalar_name(x: Any) -> str:
-    """`Float`, `Long`, ...: how PyTorch's messages name a dtype (of a tensor or dtype)."""
-    key = _dtype_key(x)
-    return _SCALAR_NAMES.get(key, key)
+    """`Float`, `Long`, ...: how most of PyTorch's messages name a dtype."""
+    return _message_names(x).scalar
 
 
 def c_type_name(x: Any) -> str:
     """`float`, `long int`, ...: the C++ type name some of PyTorch's checks print."""
-    key = _dtype_key(x)
-    return _C_NAMES.get(key, key)
+    return _message_names(x).c_type
+
+
+def overflow_type_name(x: Any) -> str:
+    """`int64_t`, `float`, ...: the C++ type named by "value cannot be converted to type"."""
+    return _message_names(x).overflow_type
+
+
+def legacy_type_name(x: Any) -> str:
+    """`chainrule.FloatTensor`, ...: as `Tensor.type()` and some error messages name a tensor."""
+    return "chainrule." + _message_names(x).legacy_type
 
 
 def get_default_dtype() -> dtype:

@@ -27,7 +27,7 @@ from ._dtype import dtype as DType
 from ._printing import format_tensor
 from ._size import Size
 
-__all__ = ["Tensor", "device", "legacy_type_name"]
+__all__ = ["Tensor", "device"]
 
 _NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -42,18 +42,6 @@ _NONLEAF_REQUIRES_GRAD = (
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
 )
 
-_LEGACY_NAMES = {
-    "float16": "HalfTensor",
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "int8": "CharTensor",
-    "int16": "ShortTensor",
-    "int32": "IntTensor",
-    "int64": "LongTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
-
 
 def _type_name(obj: object) -> str:
     """A type's name as CPython's tp_name gives it (extension types with their module)."""
@@ -61,11 +49,6 @@ def _type_name(obj: object) -> str:
     if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
         return cls.__name__
     return f"{cls.__module__}.{cls.__name__}"
-
-
-def legacy_type_name(data: np.ndarray) -> str:
-    """`chainrule.FloatTensor` and friends, as `Tensor.type()` and error messages name them."""
-    return "chainrule." + _LEGACY_NAMES[_dtype.from_numpy_dtype(data.dtype).name]
 
 
 class device:
@@ -255,7 +238,7 @@ class Tensor(_OpMethods):
 
     def type(self, dtype: Any = None) -> Any:
         if dtype is None:
-            return legacy_type_name(self._data)
+            return _dtype.legacy_type_name(self)
         return self.to(dtype)
 
     def _wrap_dim(self, dim: int) -> int:

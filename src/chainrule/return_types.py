@@ -14,12 +14,23 @@ __all__ = [
     "cummax",
     "cummin",
     "kthvalue",
+    "linalg_cholesky_ex",
+    "linalg_eigh",
+    "linalg_inv_ex",
+    "linalg_lstsq",
+    "linalg_qr",
+    "linalg_slogdet",
+    "linalg_solve_ex",
+    "linalg_svd",
     "max",
     "median",
     "min",
     "mode",
     "nanmedian",
+    "qr",
+    "slogdet",
     "sort",
+    "svd",
     "topk",
 ]
 
@@ -87,3 +98,16 @@ sort = _structseq("sort", _VALUES_INDICES)
 cummax = _structseq("cummax", _VALUES_INDICES)
 cummin = _structseq("cummin", _VALUES_INDICES)
 aminmax = _structseq("aminmax", ("min", "max"))
+
+# torch.linalg's results, and those of the older torch.svd, torch.slogdet and torch.qr.
+linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_svd = _structseq("linalg_svd", ("U", "S", "Vh"))
+svd = _structseq("svd", ("U", "S", "V"))
+linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+linalg_solve_ex = _structseq("linalg_solve_ex", ("result", "info"))
+linalg_inv_ex = _structseq("linalg_inv_ex", ("inverse", "info"))
+linalg_cholesky_ex = _structseq("linalg_cholesky_ex", ("L", "info"))
+linalg_slogdet = _structseq("linalg_slogdet", ("sign", "logabsdet"))
+slogdet = _structseq("slogdet", ("sign", "logabsdet"))
+linalg_qr = _structseq("linalg_qr", ("Q", "R"))
+qr = _structseq("qr", ("Q", "R"))

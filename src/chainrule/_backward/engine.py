@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from .._autograd import anomaly_mode as _anomaly
 from .._autograd import grad_mode
 from .._autograd.node import AccumulateGrad, Node, backward_watchers
-from .._dtype import from_numpy_dtype
-from .._tensor import Tensor, legacy_type_name
+from .._dtype import from_numpy_dtype, legacy_type_name
+from .._tensor import Tensor
 
 __all__ = ["GraphTask", "current_graph_task", "run_backward", "validate_grads"]
 

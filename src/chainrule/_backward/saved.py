@@ -15,7 +15,8 @@ import numpy as np
 from .._autograd.grad_mode import _INFERENCE_SAVE
 from .._autograd.node import Node
 from .._autograd.tangents import restore_tangent
-from .._tensor import Tensor, legacy_type_name
+from .._dtype import legacy_type_name
+from .._tensor import Tensor
 
 __all__ = [
     "SavedTensor",

@@ -81,15 +81,10 @@ def check_writable(t: Tensor) -> None:
 def check_castable(t: Tensor, new: np.ndarray) -> None:
     src, dst = new.dtype, t._data.dtype
     if (src.kind == "f" and dst.kind in "iub") or (src.kind in "iu" and dst.kind == "b"):
-        names = {"f": "Float", "i": "Long", "u": "Byte", "b": "Bool"}
         raise RuntimeError(
-            f"result type {_scalar_name(src)} can't be cast to the desired output type "
-            f"{_scalar_name(dst) if dst.kind != 'b' else names['b']}"
+            f"result type {_dtype.scalar_name(src)} can't be cast to the desired output type "
+            f"{_dtype.scalar_name(dst)}"
         )
-
-
-def _scalar_name(d: np.dtype) -> str:
-    return _dtype.scalar_name(d)
 
 
 copy_slices = Primitive(

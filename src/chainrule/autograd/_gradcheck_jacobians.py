@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _creation
 from .._tensor import Tensor
+from ..random import default_generator
 from ._grad import grad
 
 __all__ = ["as_tuple", "diff_inputs", "fast_check", "float_outputs", "output_vjp", "slow_check"]
@@ -242,8 +242,8 @@ def fast_check(
 ) -> str | None:
     """Compare u^T (J v) by finite differences with (u^T J) v by one VJP, per output/input."""
     outputs = float_outputs(as_tuple(func(*inputs)))
-    vs = [_unit(_creation._rng.standard_normal(x._data.shape)) for x in diff]
-    us = [_unit(_creation._rng.standard_normal(o._data.shape)) for o in outputs]
+    vs = [_unit(default_generator._normal(x._data.shape)) for x in diff]
+    us = [_unit(default_generator._normal(o._data.shape)) for o in outputs]
     jv = [_directional(func, inputs, x, v, eps) for x, v in zip(diff, vs, strict=True)]
     zero_message = _check_nondifferentiable(outputs, jv, atol)
     if zero_message is not None:

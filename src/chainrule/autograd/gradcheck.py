@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import _creation
 from .._autograd import grad_mode
 from .._tensor import Tensor
+from ..random import default_generator
 from ._grad import grad
 from ._gradcheck_jacobians import (
     as_tuple,
@@ -253,7 +253,7 @@ def gradgradcheck(
 
 def _random_grad_output(out: Tensor, non_contiguous: bool) -> Tensor:
     """Uniform in [-1, 1), shaped and typed like `out`, requiring grad."""
-    values = _creation._rng.uniform(-1.0, 1.0, out._data.shape).astype(out._data.dtype)
+    values = default_generator._uniform(out._data.shape, -1.0, 1.0).astype(out._data.dtype)
     if non_contiguous and values.size > 1:
         # Every other element of a buffer twice as long in the last dim: same values, strided.
         buffer = np.zeros((*values.shape[:-1], 2 * values.shape[-1]), dtype=values.dtype)

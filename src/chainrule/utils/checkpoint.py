@@ -16,14 +16,13 @@ attributes) get no gradient.
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import inspect
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from .. import _creation
+from .. import random
 from .._tensor import Tensor
 from ..autograd import grad as autograd_grad
 from ..autograd import grad_mode
@@ -97,11 +96,11 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def forward(
-        ctx: Any, run: Callable[..., Any], rng_state: Any, n_args: int, *inputs: Any
+        ctx: Any, run: Callable[..., Any], preserve_rng_state: bool, n_args: int, *inputs: Any
     ) -> Any:
         ctx.run = run
         ctx.n_args = n_args
-        ctx.rng_state = rng_state
+        ctx.rng_state = random.get_rng_state() if preserve_rng_state else None
         ctx.tensor_index = [i for i, a in enumerate(inputs) if _is_tensor(a)]
         ctx.others = [None if _is_tensor(a) else a for a in inputs]
         ctx.save_for_backward(*(inputs[i] for i in ctx.tensor_index))
@@ -122,14 +121,11 @@ class CheckpointFunction(Function):
             for a in inputs[: ctx.n_args]
         ]
         leaves = inputs[ctx.n_args :]
-        saved_rng = _creation._rng
-        if ctx.rng_state is not None:
-            _creation._rng = copy.deepcopy(ctx.rng_state)
-        try:
+        with random.fork_rng(enabled=ctx.rng_state is not None):
+            if ctx.rng_state is not None:
+                random.set_rng_state(ctx.rng_state)
             with grad_mode.enable_grad():
                 outputs = ctx.run(*args)
-        finally:
-            _creation._rng = saved_rng
         if ctx.single:
             outputs = (outputs,)
         pairs = [
@@ -175,10 +171,9 @@ def checkpoint(
     def run(*call_args: Any) -> Any:
         return function(*call_args, **kwargs)
 
-    rng_state = copy.deepcopy(_creation._rng) if preserve_rng_state else None
     leaves = _captured_leaves([function, kwargs])
     leaves = _unique(leaves, exclude=[a for a in args if _is_tensor(a)])
-    return CheckpointFunction.apply(run, rng_state, len(args), *args, *leaves)
+    return CheckpointFunction.apply(run, preserve_rng_state, len(args), *args, *leaves)
 
 
 def checkpoint_sequential(

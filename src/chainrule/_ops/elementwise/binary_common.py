@@ -27,7 +27,6 @@ __all__ = [
     "TensorOperandPair",
     "TensorPair",
     "Undifferentiable",
-    "c_name",
     "check_cast",
     "check_pair",
     "dunder",
@@ -36,7 +35,6 @@ __all__ = [
     "inplace_pair_op",
     "invalid_arguments",
     "is_number",
-    "legacy_name",
     "not_implemented_for",
     "operands",
     "pair_method",
@@ -45,16 +43,6 @@ __all__ = [
 ]
 
 NUMBER = (bool, int, float, np.number, np.bool_)
-
-
-def legacy_name(dt: _dtype.dtype) -> str:
-    """`Float`, `Long`, ...: how torch's kernels name a dtype in their errors."""
-    return _dtype.scalar_name(dt)
-
-
-def c_name(dt: _dtype.dtype) -> str:
-    """`float`, `long int`, ...: the C++ type name some of torch's checks print."""
-    return _dtype.c_type_name(dt)
 
 
 def is_number(value: Any) -> bool:
@@ -106,7 +94,7 @@ def invalid_arguments(
 
 def not_implemented_for(kernel: str, dt: _dtype.dtype) -> NotImplementedError:
     """torch's error for a kernel that has no version for a dtype (`"hypot_cpu" ... 'Long'`)."""
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{legacy_name(dt)}'")
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.scalar_name(dt)}'")
 
 
 def check_pair(
@@ -439,8 +427,8 @@ def check_cast(result: _dtype.dtype, out: _dtype.dtype) -> None:
     """torch's error when an in-place op's result dtype is of a higher kind than the tensor's."""
     if result._category > out._category:
         raise RuntimeError(
-            f"result type {legacy_name(result)} can't be cast to the desired output type "
-            f"{legacy_name(out)}"
+            f"result type {_dtype.scalar_name(result)} can't be cast to the desired output type "
+            f"{_dtype.scalar_name(out)}"
         )
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._creation import zeros_like
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..primitive import Number, Primitive
 from .arithmetic import pow
@@ -24,7 +25,6 @@ from .binary_common import (
     float_result,
     inplace,
     inplace_pair_op,
-    legacy_name,
     not_implemented_for,
     operands,
     pair_method,
@@ -370,7 +370,7 @@ def ldexp_(self: Tensor, other: Tensor) -> Tensor:
     check_pair("ldexp_", self, other, "tensors", method=True)
     if not self.dtype.is_floating_point:
         raise RuntimeError(
-            f"ldexp can't be cast to the desired output type {legacy_name(self.dtype)}"
+            f"ldexp can't be cast to the desired output type {scalar_name(self.dtype)}"
         )
     return inplace(self, (other,), lambda old: _ldexp_impl(old, other))
 
@@ -411,7 +411,7 @@ def float_power_(self: Tensor, exponent: Tensor | Number) -> Tensor:
     check_pair("float_power_", self, exponent, "number second", _POWER_SIGNATURES, method=True)
     if self.dtype is not _dtype.float64:
         raise RuntimeError(
-            f"the base given to float_power_ has dtype {legacy_name(self.dtype)} but the "
+            f"the base given to float_power_ has dtype {scalar_name(self.dtype)} but the "
             "operation's result requires dtype Double"
         )
     return inplace(self, (exponent,), lambda old: _float_power_impl(old, exponent))

@@ -34,16 +34,6 @@ __all__ = [
 
 P = ParamSpec("P")
 _NUMBER = (int, float, np.number, np.bool_)
-_C_TYPE_NAMES = {
-    "float16": "c10::Half",
-    "float32": "float",
-    "float64": "double",
-    "int8": "int8_t",
-    "int16": "int16_t",
-    "int32": "int32_t",
-    "int64": "int64_t",
-    "uint8": "uint8_t",
-}
 
 
 def _bound_value(value: Any, dt: np.dtype) -> Any:
@@ -63,7 +53,7 @@ def _bound_value(value: Any, dt: np.dtype) -> Any:
         fits = low <= value <= info.max
     if not fits:
         raise RuntimeError(
-            f"value cannot be converted to type {_C_TYPE_NAMES[dt.name]} without overflow"
+            f"value cannot be converted to type {_dtype.overflow_type_name(dt)} without overflow"
         )
     return np.asarray(value).astype(dt).item()
 
@@ -248,15 +238,6 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:
 
 # --- in-place forms: PyTorch names the C type it cannot cast to -------------------------------
 
-_C_INT_NAMES = {
-    "int8": "signed char",
-    "int16": "short int",
-    "int32": "int",
-    "int64": "long int",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
-
 
 def _inplace_clamp(
     fn: Callable[Concatenate[Tensor, P], Tensor], name: str
@@ -272,7 +253,7 @@ def _inplace_clamp(
         ):
             raise RuntimeError(
                 "result type Float can't be cast to the desired output type "
-                f"{_C_INT_NAMES[input._data.dtype.name]}"
+                f"{_dtype.c_type_name(input)}"
             )
         return write(input, *bounds, **kwargs)
 

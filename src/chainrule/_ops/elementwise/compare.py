@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..primitive import Number, Primitive, as_operands
 from .binary_common import (
     Binary,
     check_pair,
     inplace,
-    legacy_name,
     operands,
     pair_method,
     pair_op,
@@ -197,7 +197,7 @@ def _close(
 ) -> np.ndarray:
     """Where |input - other| <= atol + rtol * |other| (or both are the same inf, or nan)."""
     if input.dtype is not other.dtype:
-        raise RuntimeError(f"{legacy_name(input.dtype)} did not match {legacy_name(other.dtype)}")
+        raise RuntimeError(f"{scalar_name(input.dtype)} did not match {scalar_name(other.dtype)}")
     rtol, atol = _tolerance("rtol", rtol, op), _tolerance("atol", atol, op)
     a, b = input._data, other._data
     try:

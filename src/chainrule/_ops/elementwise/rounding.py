@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from ..._creation import zeros_like
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive
-from .unary_common import check_tensor, compute_dtype, inplace_form, quiet, scalar_type_name
+from .unary_common import check_tensor, compute_dtype, inplace_form, quiet
 
 __all__ = [
     "abs",
@@ -56,7 +57,7 @@ def not_for(input: Tensor, kernel: str, kinds: str) -> None:
     """PyTorch's NotImplementedError for dtypes a kernel has no loop for."""
     if input._data.dtype.kind in kinds:
         raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{scalar_type_name(input._data.dtype)}'"
+            f"\"{kernel}\" not implemented for '{scalar_name(input._data.dtype)}'"
         )
 
 

@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._dtype import c_type_name
 from ..._tensor import Tensor
 from ..primitive import Number, Primitive
 from .binary_common import (
     NUMBER,
-    c_name,
     inplace,
     invalid_arguments,
     not_implemented_for,
@@ -134,7 +134,7 @@ def _lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     dt = input.dtype
     if end.dtype is not dt:
         raise RuntimeError(
-            f"expected dtype {c_name(dt)} for `end` but got dtype {c_name(end.dtype)}"
+            f"expected dtype {c_type_name(dt)} for `end` but got dtype {c_type_name(end.dtype)}"
         )
     if not isinstance(weight, Tensor):
         if not dt.is_floating_point:
@@ -142,7 +142,8 @@ def _lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
         return _lerp_scalar(input, end, weight=weight)
     if weight.ndim and weight.dtype is not dt:
         raise RuntimeError(
-            f"expected dtype {c_name(dt)} for `weight` but got dtype {c_name(weight.dtype)}"
+            f"expected dtype {c_type_name(dt)} for `weight` but got dtype "
+            f"{c_type_name(weight.dtype)}"
         )
     if not dt.is_floating_point:
         raise not_implemented_for("lerp_kernel_tensor", dt)

@@ -21,7 +21,6 @@ __all__ = [
     "float_forward",
     "inplace_form",
     "quiet",
-    "scalar_type_name",
     "unary_function",
 ]
 
@@ -87,14 +86,6 @@ def check_tensor(name: str, value: Any, arg: str = "input", position: int = 1) -
             f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
             f"not {type(value).__name__}"
         )
-
-
-def scalar_type_name(d: np.dtype) -> str:
-    """PyTorch's legacy name of a dtype in kernel errors ('Long', 'Float', 'Bool', ...)."""
-    names = {"float16": "Half", "float32": "Float", "float64": "Double", "bool": "Bool"}
-    names.update({"int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long"})
-    names["uint8"] = "Byte"
-    return names.get(np.dtype(d).name, np.dtype(d).name)
 
 
 def inplace_form(

@@ -9,7 +9,6 @@ from typing import Any, Concatenate, ParamSpec
 
 import numpy as np
 
-from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import Primitive
@@ -19,16 +18,6 @@ __all__: list[str] = []
 P = ParamSpec("P")
 
 INT_INDEX = ("int32", "int64")
-
-
-def scalar_name(t: Tensor) -> str:
-    """PyTorch's name of a tensor's dtype in messages (`Float`, `Long`)."""
-    return _dtype.scalar_name(t)
-
-
-def c_name(t: Tensor) -> str:
-    """The C++ name of a tensor's dtype, which some PyTorch messages use (`long int`)."""
-    return _dtype.c_type_name(t)
 
 
 def require_index(

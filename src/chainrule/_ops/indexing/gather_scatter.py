@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim
 from .common import (
@@ -21,7 +22,6 @@ from .common import (
     inplace_method,
     pad_to,
     require_index,
-    scalar_name,
     zeros_of,
 )
 

@@ -9,11 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import c_type_name, scalar_name
 from ..._tensor import Tensor
 from ..elementwise import arithmetic as elementwise
 from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive
-from .common import c_name, fill_value, inplace_method, pad_to, scalar_name, zeros_of
+from .common import fill_value, inplace_method, pad_to, zeros_of
 from .getitem import index_key
 
 __all__ = [
@@ -78,7 +79,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
             f"{value.ndim} dimension(s)."
         )
     message = "masked_fill_ only supports boolean masks, but got mask with dtype "
-    _check_mask(mask, message + (c_name(mask) if isinstance(mask, Tensor) else ""))
+    _check_mask(mask, message + (c_type_name(mask) if isinstance(mask, Tensor) else ""))
     _common_shape(input, mask)
     if isinstance(value, Tensor):
         return _masked_fill_tensor(input, mask, value)

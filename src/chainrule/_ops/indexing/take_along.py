@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive, wrap_dim
 from ..shape.views import expand
-from .common import require_index, scalar_name
+from .common import require_index
 
 __all__ = ["take", "take_along_dim"]
 

@@ -1,16 +1,14 @@
 """Shared pieces of the linear-algebra family: input checks, PyTorch's LinAlgError and
-its messages, named-tuple results, and small matrix helpers written in chainrule ops."""
+its messages, and small matrix helpers written in chainrule ops."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from ... import _dtype, return_types
+from ... import _dtype
 from ..._tensor import Tensor
-from ...return_types import _structseq
 
 __all__ = [
     "LinAlgError",
@@ -21,8 +19,6 @@ __all__ = [
     "diagonal",
     "eye_like",
     "raise_for_info",
-    "return_type",
-    "scalar_name",
     "singular_info",
     "triangle",
 ]
@@ -33,18 +29,6 @@ class LinAlgError(RuntimeError):
 
 
 LinAlgError.__module__ = "chainrule.linalg"
-
-
-def scalar_name(t: Tensor | np.dtype) -> str:
-    """PyTorch's ScalarType name of a tensor's (or NumPy) dtype: "Float", "Long", ..."""
-    return _dtype.scalar_name(t)
-
-
-def return_type(name: str, fields: tuple[str, ...]) -> Any:
-    """A named tuple printed as PyTorch prints its `torch.return_types.<name>`."""
-    cls = _structseq(name, fields)
-    setattr(return_types, name, cls)  # found where its repr says it lives (and pickle looks)
-    return cls
 
 
 # --- checks -------------------------------------------------------------------------------
@@ -66,7 +50,8 @@ def check_float(op: str, a: Tensor, kernel: str | None = None, half: bool = Fals
     `kernel` refuses it (or as too low a precision, when the kernel is not named)."""
     if a._data.dtype.kind != "f":
         raise RuntimeError(
-            f"{op}: Expected a floating point or complex tensor as input. Got {scalar_name(a)}"
+            f"{op}: Expected a floating point or complex tensor as input. "
+            f"Got {_dtype.scalar_name(a)}"
         )
     if a._data.dtype == np.float16 and not half:
         if kernel is None:

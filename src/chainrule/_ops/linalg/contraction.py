@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive
-from .common import const, scalar_name
+from .common import const
 
 __all__ = ["einsum"]
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import return_types
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive
@@ -22,7 +23,6 @@ from .common import (
     diagonal,
     eye_like,
     raise_for_info,
-    return_type,
     singular_info,
     triangle,
 )
@@ -41,13 +41,6 @@ __all__ = [
     "slogdet",
     "svd",
 ]
-
-_InvEx = return_type("linalg_inv_ex", ("inverse", "info"))
-_CholeskyEx = return_type("linalg_cholesky_ex", ("L", "info"))
-_Slogdet = return_type("linalg_slogdet", ("sign", "logabsdet"))
-_TorchSlogdet = return_type("slogdet", ("sign", "logabsdet"))
-_Qr = return_type("linalg_qr", ("Q", "R"))
-_TorchQr = return_type("qr", ("Q", "R"))
 
 
 def _inverse_message(k: int) -> str:
@@ -97,7 +90,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
     """inv, and LAPACK's info (nonzero for singular matrices, whose inverse is NaN)."""
     check_matrix("linalg.inv_ex", A)
     check_float("linalg.inv", A)
-    return _InvEx(_inv_ex(A, op="linalg.inv_ex", check=check_errors))
+    return return_types.linalg_inv_ex(_inv_ex(A, op="linalg.inv_ex", check=check_errors))
 
 
 def inverse(input: Tensor, *, out: Any = None) -> Tensor:
@@ -167,13 +160,13 @@ def det(A: Tensor, *, out: Any = None) -> Tensor:
 def linalg_slogdet(A: Tensor, *, out: Any = None) -> Any:
     """(sign, log|det|) of a square matrix: det without overflow or underflow."""
     _check_square_float("linalg.slogdet", A)
-    return _Slogdet(_slogdet(A))
+    return return_types.linalg_slogdet(_slogdet(A))
 
 
 def slogdet(input: Tensor) -> Any:
     """The old torch.slogdet: the same, in a `torch.return_types.slogdet`."""
     _check_square_float("linalg.slogdet", input)
-    return _TorchSlogdet(_slogdet(input))
+    return return_types.slogdet(_slogdet(input))
 
 
 def logdet(input: Tensor) -> Tensor:
@@ -243,7 +236,9 @@ def cholesky_ex(
 ) -> Any:
     """cholesky, and LAPACK's info: the order of the first leading minor that is not PD."""
     _check_square_float("linalg.cholesky_ex", A, "cholesky_cpu")
-    return _CholeskyEx(_cholesky_ex(A, upper=upper, check=check_errors, op="linalg.cholesky_ex"))
+    return return_types.linalg_cholesky_ex(
+        _cholesky_ex(A, upper=upper, check=check_errors, op="linalg.cholesky_ex")
+    )
 
 
 _warned: set[str] = set()
@@ -333,7 +328,7 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
             "'r', or 'complete'"
         )
-    return _Qr(_qr(A, mode=mode))
+    return return_types.linalg_qr(_qr(A, mode=mode))
 
 
 def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
@@ -347,4 +342,4 @@ def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
     )
     check_matrix("linalg.qr", input, square=False)
     check_float("linalg.qr", input, "geqrf_cpu")
-    return _TorchQr(_qr(input, mode="reduced" if some else "complete"))
+    return return_types.qr(_qr(input, mode="reduced" if some else "complete"))

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive, wrap_dim
-from .common import scalar_name
 
 __all__ = ["cdist", "cross"]
 

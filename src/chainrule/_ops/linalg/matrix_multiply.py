@@ -96,19 +96,17 @@ def _same_dtype(kernel: str, a: Tensor, b: Tensor) -> None:
         return
     if kernel == "mm":
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_dtype_name(a)} != "
-            f"{_dtype_name(b)}"
+            f"expected m1 and m2 to have the same dtype, but got: {_dtype.c_type_name(a)} != "
+            f"{_dtype.c_type_name(b)}"
         )
     if kernel == "mv":
-        vec, mat = _scalar(b), _scalar(a)
+        vec, mat = _dtype.scalar_name(b), _dtype.scalar_name(a)
         raise RuntimeError(
             f"addmv input tensors must have the same dtype, but got {vec}, {mat}, and {vec}"
         )
-    raise RuntimeError(f"expected scalar type {_scalar(a)} but found {_scalar(b)}")
-
-
-def _dtype_name(t: Tensor) -> str:
-    return _dtype.c_type_name(t)
+    raise RuntimeError(
+        f"expected scalar type {_dtype.scalar_name(a)} but found {_dtype.scalar_name(b)}"
+    )
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -151,13 +149,9 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     if input._data.dtype != tensor._data.dtype:
         raise RuntimeError(
             "dot : expected both vectors to have same dtype, but found "
-            f"{_scalar(input)} and {_scalar(tensor)}"
+            f"{_dtype.scalar_name(input)} and {_dtype.scalar_name(tensor)}"
         )
     return _dot(input, tensor, dt=input._data.dtype)
-
-
-def _scalar(t: Tensor) -> str:
-    return _dtype.scalar_name(t)
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:

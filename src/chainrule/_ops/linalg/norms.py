@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dim, wrap_dims
-from .common import scalar_name
 from .spectral import svdvals
 
 __all__: list[str] = []

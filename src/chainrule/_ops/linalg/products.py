@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import c_type_name, scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim
-from .common import check_matrix, scalar_name
+from .common import check_matrix
 from .contraction import einsum
 from .decompositions import inv
 from .geometry import cdist, cross
@@ -392,7 +393,7 @@ def multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
         if t._data.dtype != first._data.dtype:
             raise RuntimeError(
                 "multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                f"{_dtype_word(first)} and tensor {i} {_dtype_word(t)}"
+                f"{c_type_name(first)} and tensor {i} {c_type_name(t)}"
             )
     mats = list(tensors)
     if first.ndim == 1:
@@ -412,12 +413,6 @@ def multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
         if keep
     ]
     return _chain(mats, _chain_order(mats), 0, n - 1).reshape(out_shape)
-
-
-def _dtype_word(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long int"}.get(
-        t._data.dtype.name, t._data.dtype.name
-    )
 
 
 def _chain_order(mats: Sequence[Tensor]) -> list[list[int]]:

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from ... import return_types
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive
@@ -14,15 +16,11 @@ from .common import (
     check_float,
     check_matrix,
     raise_for_info,
-    return_type,
-    scalar_name,
     singular_info,
     triangle,
 )
 
 __all__: list[str] = []
-
-_SolveEx = return_type("linalg_solve_ex", ("result", "info"))
 
 
 def _solve_forward(
@@ -113,7 +111,7 @@ def solve_ex(
 ) -> Any:
     """solve, and LAPACK's info (nonzero for singular matrices, whose solution is NaN)."""
     vector = _check_solve("linalg.solve_ex", A, B, left)
-    return _SolveEx(
+    return return_types.linalg_solve_ex(
         _solve_ex(A, B, left=left, vector=vector, check=check_errors, op="linalg.solve_ex")
     )
 

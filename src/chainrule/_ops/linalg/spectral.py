@@ -8,17 +8,14 @@ from typing import Any
 
 import numpy as np
 
+from ... import return_types
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, tracks
-from .common import check_float, check_matrix, const, diag_embed, return_type, scalar_name
+from .common import check_float, check_matrix, const, diag_embed
 
 __all__ = ["pinverse", "svd"]
-
-_Eigh = return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
-_Svd = return_type("linalg_svd", ("U", "S", "Vh"))
-_TorchSvd = return_type("svd", ("U", "S", "V"))
-_Lstsq = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
 def _off_diagonal_inverse(d: Tensor) -> Tensor:
@@ -70,7 +67,7 @@ def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Any:
     Only the triangle named by UPLO is read.
     """
     _check_eigh("linalg.eigh", A, UPLO)
-    return _Eigh(_eigh(A, UPLO=UPLO))
+    return return_types.linalg_eigh(_eigh(A, UPLO=UPLO))
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
@@ -138,7 +135,7 @@ def linalg_svd(
             "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
             "cuSOLVER backend."
         )
-    return _Svd(_svd(A, full_matrices=full_matrices))
+    return return_types.linalg_svd(_svd(A, full_matrices=full_matrices))
 
 
 def svdvals(A: Tensor, *, driver: str | None = None, out: Any = None) -> Tensor:
@@ -154,12 +151,12 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any =
     _check_svd(input)
     if compute_uv:
         u, s, vh = _svd(input, full_matrices=not some)
-        return _TorchSvd((u, s, vh.mT))
+        return return_types.svd((u, s, vh.mT))
     s = _svd(input, full_matrices=False)[1] if tracks(input) else svdvals(input)
     m, n = input._data.shape[-2:]
     batch = input._data.shape[:-2]
     zeros = [Tensor._make(np.zeros((*batch, k, k), dtype=input._data.dtype)) for k in (m, n)]
-    return _TorchSvd((zeros[0], s, zeros[1]))
+    return return_types.svd((zeros[0], s, zeros[1]))
 
 
 # --- pinv, matrix_rank ---------------------------------------------------------------------------
@@ -325,4 +322,4 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
             B.unsqueeze(-1) if vector else B
         )
         residuals = (diff * diff).sum(-2)
-    return _Lstsq((solution, residuals, rank, values))
+    return return_types.linalg_lstsq((solution, residuals, rank, values))

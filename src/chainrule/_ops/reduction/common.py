@@ -25,7 +25,6 @@ __all__ = [
     "invalid_arguments",
     "is_int",
     "restore",
-    "scalar_type_name",
     "selecting",
 ]
 
@@ -62,13 +61,6 @@ def check_int_dim(name: str, dim: Any, position: int = 1) -> int:
             f"{name}(): argument 'dim' (position {position}) must be int, not {type(dim).__name__}"
         )
     return operator.index(dim)
-
-
-def scalar_type_name(dtype: np.dtype) -> str:
-    """PyTorch's C++ name of a dtype, as its error messages spell it (Long, Float, ...)."""
-    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}
-    names.update({"bool": "Bool", "float16": "Half", "float32": "Float", "float64": "Double"})
-    return names.get(np.dtype(dtype).name, np.dtype(dtype).name)
 
 
 def is_int(v: Any) -> bool:

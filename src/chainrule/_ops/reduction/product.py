@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._creation import ones_like
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dim
@@ -20,7 +21,6 @@ from .common import (
     invalid_arguments,
     is_int,
     restore,
-    scalar_type_name,
 )
 from .sum_mean import _sum_dtype
 
@@ -216,7 +216,7 @@ def norm(
     if input._data.dtype.kind != "f":
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-            f"{scalar_type_name(input._data.dtype)}"
+            f"{scalar_name(input._data.dtype)}"
         )
     dims = dims_of(input, dim, "norm")
     _check_norm_identity(input, ord, dim, dims)

@@ -11,12 +11,13 @@ import numpy as np
 
 from ... import _dtype, return_types
 from ..._creation import ones_like, zeros_like
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.bitwise import logical_xor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dim
 from ..shape.views import cat
-from .common import check_int_dim, flip, index_tensor, scalar_type_name, selecting
+from .common import check_int_dim, flip, index_tensor, selecting
 
 __all__ = ["cummax", "cummin", "cumprod", "cumsum", "diff", "logcumsumexp"]
 
@@ -193,7 +194,7 @@ def logcumsumexp(input: Tensor, dim: Any = _REQUIRED) -> Tensor:
     d = _scan_dim("logcumsumexp", input, dim)
     if input._data.dtype.kind != "f":
         raise NotImplementedError(
-            f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_type_name(input._data.dtype)}'"
+            f"\"logcumsumexp_out_cpu\" not implemented for '{scalar_name(input._data.dtype)}'"
         )
     return _logcumsumexp(input, dim=d)
 

@@ -8,11 +8,12 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dims
 from ..quiet import mute, unmute
-from .common import dims_of, restore, scalar_type_name
+from .common import dims_of, restore
 
 __all__ = ["logsumexp", "mean", "nanmean", "nansum", "sum"]
 
@@ -205,7 +206,7 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
     if input._data.dtype.kind != "f":
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
-            f"{scalar_type_name(input._data.dtype)}"
+            f"{scalar_name(input._data.dtype)}"
         )
     if dtype is not None:
         input = input.to(dtype)

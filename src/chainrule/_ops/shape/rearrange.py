@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim, wrap_dims
 from .views import cat, permute, reshape, view
@@ -177,10 +178,9 @@ tile_method.__name__ = tile_method.__qualname__ = "tile"
 
 def _check_int_repeats(repeats: Tensor) -> None:
     if repeats._data.dtype.kind not in "iu":
-        name = {"f": "Float", "b": "Bool"}.get(repeats._data.dtype.kind, str(repeats.dtype))
-        if repeats._data.dtype == np.float64:
-            name = "Double"
-        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{name}'")
+        raise NotImplementedError(
+            f"\"repeat_interleave_cpu\" not implemented for '{_dtype.scalar_name(repeats)}'"
+        )
 
 
 def _repeat_counts(repeats: Tensor, output_size: int | None) -> Tensor:

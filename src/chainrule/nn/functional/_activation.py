@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import scalar_name
 from ..._ops.elementwise.clamping import relu as _relu_op
 from ..._ops.elementwise.conditional import where
 from ..._ops.elementwise.exp_log import sigmoid
@@ -233,9 +234,9 @@ def _check_lambda(input: Tensor, lambd: float, kernel: str) -> None:
     float_only(input, kernel)
     if not lambd >= 0:
         top = float(np.finfo(input._data.dtype).max)
-        dtype = {"float32": "Float", "float64": "Double"}.get(input._data.dtype.name, "Half")
         raise RuntimeError(
-            f"lambda must be in range [0, {top:g}] for input dtype {dtype}, but found {lambd:g}"
+            f"lambda must be in range [0, {top:g}] for input dtype {scalar_name(input)}, "
+            f"but found {lambd:g}"
         )
 
 

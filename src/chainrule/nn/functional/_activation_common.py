@@ -12,17 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ... import _dtype
 from ..._autograd import grad_mode
+from ..._dtype import scalar_name
 from ..._ops.elementwise.conditional import where
 from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
-
-
-def scalar_name(t: Tensor) -> str:
-    """A tensor's dtype as PyTorch's messages name it (`Float`, `Long`, ...)."""
-    return _dtype.scalar_name(t)
 
 
 def float_only(input: Tensor, kernel: str) -> None:

@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import _creation
+from ..._dtype import c_type_name, legacy_type_name, scalar_name
 from ..._ops.primitive import Primitive
-from ..._tensor import Tensor, legacy_type_name
-from ._activation_common import in_place, scalar_name
+from ..._tensor import Tensor
+from ...random import default_generator
+from ._activation_common import in_place
 
 __all__ = [
     "bilinear",
@@ -101,17 +102,11 @@ def _addmm_checked(bias: Tensor, input: Tensor, weight: Tensor) -> Tensor:
         )
     if input._data.dtype != weight._data.dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_c_name(input)} != "
-            f"{_c_name(weight)}"
+            f"expected m1 and m2 to have the same dtype, but got: {c_type_name(input)} != "
+            f"{c_type_name(weight)}"
         )
     _check_bias(bias, rows, cols)
     return _addmm(bias, input, weight.t())
-
-
-def _c_name(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long int"}.get(
-        t._data.dtype.name, t._data.dtype.name
-    )
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -280,11 +275,6 @@ def embedding(
 # --- dropout ------------------------------------------------------------------------------
 
 
-def _generator() -> np.random.Generator:
-    """chainrule's global generator (read on each call: `manual_seed` replaces it)."""
-    return _creation._rng
-
-
 def _check_p(p: float) -> None:
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -294,7 +284,7 @@ def _keep_mask(shape: tuple[int, ...], p: float, dtype: np.dtype) -> Tensor:
     """1 / (1 - p) where an element is kept (probability 1 - p), else 0."""
     if p == 1:
         return Tensor._make(np.zeros(shape, dtype=dtype))
-    keep = _generator().random(shape) >= p
+    keep = default_generator._uniform(shape) >= p
     return Tensor._make(keep.astype(dtype) / np.asarray(1 - p, dtype=dtype))
 
 

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._dtype import scalar_name
 from ..._ops.primitive import Primitive, wrap_dim
 from ..._tensor import Tensor
-from ._activation_common import scalar_name
 
 __all__ = ["log_softmax", "softmax", "softmin"]
 

@@ -18,11 +18,12 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import c_type_name, scalar_name
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from . import _conv_kernels
 from ._fold import fold, unfold
-from ._spatial_common import OptionalInputs, by_x, ints, scalar_name, shape_list
+from ._spatial_common import OptionalInputs, by_x, ints, shape_list
 
 __all__ = [
     "conv1d",
@@ -213,10 +214,9 @@ def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None, transposed
             f"expected scalar type {scalar_name(input)} but found {scalar_name(weight)}"
         )
     if bias is not None and bias._data.dtype != a:
-        names = {"float32": "float", "float64": "double"}
         raise RuntimeError(
-            f"Input type ({names.get(a.name, a.name)}) and bias type "
-            f"({names.get(bias._data.dtype.name, bias._data.dtype.name)}) should be the same"
+            f"Input type ({c_type_name(input)}) and bias type ({c_type_name(bias)}) should be "
+            "the same"
         )
     if a == np.bool_:
         kernel = "slow_conv_transpose2d_out_cpu" if transposed else "slow_conv2d_cpu"

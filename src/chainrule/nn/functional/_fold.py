@@ -7,10 +7,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..._dtype import scalar_name
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from . import _windows
-from ._spatial_common import scalar_name, shape_list
+from ._spatial_common import shape_list
 
 __all__ = ["fold", "unfold"]
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._dtype import scalar_name
 from ..._ops.elementwise.conditional import where
 from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import Primitive
@@ -23,7 +24,6 @@ from ._activation_common import (
     legacy_reduction,
     not_differentiable,
     reduce_loss,
-    scalar_name,
     size_warning,
 )
 from ._activation_smooth import softplus

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._dtype import scalar_name
 from ..._ops.elementwise.arithmetic import div_scalar, mul_scalar
 from ..._ops.elementwise.conditional import where
 from ..._ops.primitive import Primitive
@@ -21,7 +22,6 @@ from ._activation_common import (
     legacy_reduction,
     not_differentiable,
     reduce_loss,
-    scalar_name,
 )
 from ._activation_softmax import log_softmax
 

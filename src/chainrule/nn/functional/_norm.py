@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import scalar_name
 from ..._tensor import Tensor
-from ._spatial_common import OptionalInputs, scalar_name, shape_list
+from ._spatial_common import OptionalInputs, shape_list
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
 

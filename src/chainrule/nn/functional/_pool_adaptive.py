@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import scalar_name
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from . import _taps, _windows
-from ._spatial_common import check_not_bool, scalar_name, scatter_pair, shape_list
+from ._spatial_common import check_not_bool, scatter_pair, shape_list
 
 __all__ = [
     "adaptive_avg_pool1d",

@@ -16,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import scalar_name
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from . import _taps, _windows
 from ._pool import adaptive_avg_pool1d, adaptive_avg_pool2d
-from ._spatial_common import scalar_name, shape_list
+from ._spatial_common import shape_list
 
 __all__ = [
     "interpolate",

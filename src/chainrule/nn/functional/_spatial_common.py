@@ -10,17 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import _dtype
 from ..._ops.primitive import Primitive, Rule
 from ..._tensor import Tensor
 from . import _windows
 
 __all__: list[str] = []
-
-
-def scalar_name(t: Tensor) -> str:
-    """PyTorch's C++ name of a tensor's dtype (`Float`, `Double`, `Long`)."""
-    return _dtype.scalar_name(t)
 
 
 def ints(value: Any, n: int, name: str) -> tuple[int, ...]:

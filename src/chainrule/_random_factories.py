@@ -1,0 +1,128 @@
+"""Random tensors: rand, randn, randint, randperm and their `*_like` forms.
+
+Each draws from the generator passed as `generator=`, else from the default one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from ._creation import _finish, _float_dtype, _size_args
+from ._tensor import Tensor
+from .random import Generator, _generator_or_default
+
+__all__ = [
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "randperm",
+]
+
+
+def _float_sampler(
+    name: str, draw: Callable[[Generator, tuple[int, ...]], np.ndarray], doc: str
+) -> Callable[..., Tensor]:
+    """`rand` or `randn`: float64 draws of the requested size, cast to the requested dtype."""
+
+    def sample(
+        *size: Any,
+        generator: Generator | None = None,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        **_: Any,
+    ) -> Tensor:
+        data = draw(_generator_or_default(generator, name), _size_args(size))
+        return _finish(data.astype(_float_dtype(dtype)), requires_grad, device)
+
+    sample.__name__ = sample.__qualname__ = name
+    sample.__doc__ = doc
+    return sample
+
+
+rand = _float_sampler("rand", Generator._uniform, "Uniform samples on [0, 1).")
+randn = _float_sampler("randn", Generator._normal, "Standard normal samples.")
+
+
+def randint(
+    low: int,
+    high: Any = None,
+    size: Any = None,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """Integers uniform on [low, high); `randint(high, size)` starts at 0."""
+    if size is None:
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    source = _generator_or_default(generator, "randint")
+    dt = _dtype.to_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
+    data = source._integers(low, high, _size_args((size,))).astype(dt)
+    return _finish(data, requires_grad, device)
+
+
+def randperm(
+    n: int,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **_: Any,
+) -> Tensor:
+    """0, ..., n - 1 in random order."""
+    source = _generator_or_default(generator, "randperm")
+    dt = _dtype.to_dtype(dtype).np if dtype is not None else np.dtype(np.int64)
+    return _finish(source._permutation(n).astype(dt), requires_grad, device)
+
+
+def _like(sampler: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """`rand_like` or `randn_like`: `sampler` with the shape and (by default) dtype of `input`."""
+    name = f"{sampler.__name__}_like"
+
+    def sample_like(
+        input: Tensor,
+        *,
+        generator: Generator | None = None,
+        dtype: Any = None,
+        requires_grad: bool = False,
+        **_: Any,
+    ) -> Tensor:
+        source = _generator_or_default(generator, name)
+        dt = dtype or input.dtype
+        return sampler(input.shape, generator=source, dtype=dt, requires_grad=requires_grad)
+
+    sample_like.__name__ = sample_like.__qualname__ = name
+    sample_like.__doc__ = f"`{sampler.__name__}` shaped like `input`."
+    return sample_like
+
+
+rand_like = _like(rand)
+randn_like = _like(randn)
+
+
+def randint_like(
+    input: Tensor,
+    low: int,
+    high: Any = None,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+) -> Tensor:
+    source = _generator_or_default(generator, "randint_like")
+    return randint(low, high, tuple(input.shape), generator=source, dtype=dtype or input.dtype)

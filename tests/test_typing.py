@@ -3,7 +3,7 @@
 One mypy run over the package and a small snippet: the snippet's correct calls
 check, its wrong ones are reported on their lines, and the stub that gives
 Tensor its op methods for type checkers (`_tensor_surface.pyi`) is the one
-scripts/make_tensor_stub.py makes from the table in `_tensor_methods.py`.
+scripts/make_tensor_stub.py makes from the table in `_tensor_methods/`.
 """
 
 from __future__ import annotations

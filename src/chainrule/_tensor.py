@@ -1,6 +1,6 @@
 """Tensor: a NumPy array plus autograd state (requires_grad, grad, grad_fn, version).
 
-Ops are not defined here: `_tensor_methods.py` lists the op methods and
+Ops are not defined here: `_tensor_methods/` lists the op methods and
 operators (`x.add(y)`, `x + y`, ...) and binds them onto Tensor, so this file
 holds only the state and the rules about that state. Methods that need a layer
 above Tensor are bound there: `__new__` (the legacy constructor) by
@@ -99,7 +99,7 @@ class VersionCounter:
 
 if TYPE_CHECKING:
     # The op methods and operators with their signatures, for type checkers (a stub made
-    # from the table in _tensor_methods.py). At run time Tensor derives from object alone,
+    # from the table in _tensor_methods/). At run time Tensor derives from object alone,
     # and `_tensor_methods.bind()` copies the table's entries onto it.
     from ._tensor_surface import TensorSurface as _OpMethods
 else:

@@ -1,0 +1,87 @@
+"""Reductions, linear algebra and neural-network methods: `x.sum(0)`, `x.mm(y)`, ..."""
+
+from __future__ import annotations
+
+from .._ops.linalg import (
+    decompositions,
+    exponential,
+    geometry,
+    matrix_multiply,
+    products,
+    spectral,
+)
+from .._ops.reduction import extrema, logical, moments, product, scans, sorting, sum_mean
+from ..nn.functional import _activation_softmax as activation
+
+__all__ = ["ReductionLinalgMethods"]
+
+
+class ReductionLinalgMethods:
+    """Part of the table of Tensor's methods (see the package docstring)."""
+
+    __slots__ = ()
+
+    # --- reductions ------------------------------------------------------------------------
+    sum = sum_mean.sum
+    nansum = sum_mean.nansum
+    mean = sum_mean.mean
+    nanmean = sum_mean.nanmean
+    logsumexp = sum_mean.logsumexp
+    sum_to_size = sum_mean.sum_to_size
+    prod = product.prod_method
+    norm = product.norm
+    std = moments.std
+    var = moments.var
+    max = extrema.max_method
+    min = extrema.min_method
+    amax = extrema.amax
+    amin = extrema.amin
+    aminmax = extrema.aminmax
+    argmax = extrema.argmax
+    argmin = extrema.argmin
+    all = logical.all
+    any = logical.any
+    count_nonzero = logical.count_nonzero
+    sort = sorting.sort_method
+    argsort = sorting.argsort_method
+    msort = sorting.msort
+    topk = sorting.topk
+    kthvalue = sorting.kthvalue
+    median = sorting.median
+    nanmedian = sorting.nanmedian
+    cumsum = scans.cumsum
+    cumprod = scans.cumprod
+    cummax = scans.cummax
+    cummin = scans.cummin
+    logcumsumexp = scans.logcumsumexp
+    diff = scans.diff
+
+    # --- linear algebra --------------------------------------------------------------------
+    matmul = matrix_multiply.matmul
+    mm = matrix_multiply.mm
+    bmm = matrix_multiply.bmm
+    mv = matrix_multiply.mv
+    dot = matrix_multiply.dot
+    outer = matrix_multiply.outer
+    inner = products.inner
+    vdot = products.vdot
+    kron = products.kron
+    addmm = products.addmm
+    addmv = products.addmv
+    addbmm = products.addbmm
+    baddbmm = products.baddbmm
+    matrix_power = products.matrix_power
+    matrix_exp = exponential.matrix_exp
+    cross = geometry.cross
+    det = decompositions.det
+    slogdet = decompositions.slogdet
+    logdet = decompositions.logdet
+    inverse = decompositions.inverse
+    cholesky = decompositions.cholesky
+    qr = decompositions.qr
+    svd = spectral.svd
+    pinverse = spectral.pinverse
+
+    # --- neural-network functions ----------------------------------------------------------
+    softmax = activation.tensor_softmax
+    log_softmax = activation.tensor_log_softmax

@@ -1,0 +1,130 @@
+"""Shape, dtype and indexing methods, and new tensors like this one: `x.view(2, 3)`,
+`x.float()`, `x.gather(0, i)`, `x.new_zeros(3)`, ..."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import _creation as creation
+from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
+from .._ops.shape import diagonals, rearrange, splitting, views
+from .._tensor import Tensor
+
+__all__ = ["ShapeIndexingMethods"]
+
+
+class ShapeIndexingMethods:
+    """Part of the table of Tensor's methods (see the package docstring)."""
+
+    __slots__ = ()
+
+    # --- shape: views and copies -----------------------------------------------------------
+    view = views.view
+    view_as = views.view_as
+    reshape = views.reshape
+    reshape_as = views.reshape_as
+    flatten = views.flatten
+    unflatten = rearrange.unflatten
+    squeeze = views.squeeze
+    unsqueeze = views.unsqueeze
+    expand = views.expand
+    expand_as = views.expand_as
+    transpose = views.transpose
+    swapaxes = views.swapaxes
+    swapdims = views.swapdims
+    t = views.t
+    permute = views.permute
+    movedim = rearrange.movedim
+    moveaxis = rearrange.moveaxis
+    narrow = views.narrow
+    clone = views.clone
+    contiguous = views.contiguous
+    if TYPE_CHECKING:  # (what mypy infers for property(f) is Any)
+
+        @property
+        def T(self) -> Tensor:
+            """The dims in reverse order (a view)."""
+
+        @property
+        def mT(self) -> Tensor:
+            """The last two dims swapped (a view)."""
+
+    else:
+        T = property(views.reversed_dims)
+        mT = property(views.matrix_transpose)
+
+    # --- shape: rearranging, repeating, splitting ------------------------------------------
+    flip = rearrange.flip_method
+    fliplr = rearrange.fliplr
+    flipud = rearrange.flipud
+    roll = rearrange.roll
+    rot90 = rearrange.rot90
+    repeat = rearrange.repeat
+    repeat_interleave = rearrange.repeat_interleave
+    tile = rearrange.tile_method
+    split = splitting.split_method
+    chunk = splitting.chunk
+    tensor_split = splitting.tensor_split
+    hsplit = splitting.hsplit
+    vsplit = splitting.vsplit
+    dsplit = splitting.dsplit
+
+    # --- shape: diagonals and triangles ----------------------------------------------------
+    diag = diagonals.diag
+    diag_embed = diagonals.diag_embed
+    diagonal = diagonals.diagonal
+    trace = diagonals.trace
+    tril = diagonals.tril
+    tril_ = diagonals.tril_
+    triu = diagonals.triu
+    triu_ = diagonals.triu_
+
+    # --- dtype conversion ------------------------------------------------------------------
+    to = views.to
+    type_as = views.type_as
+    float = views.to_float
+    double = views.to_double
+    half = views.to_half
+    long = views.to_long
+    int = views.to_int
+    short = views.to_short
+    char = views.to_char
+    byte = views.to_byte
+    bool = views.to_bool
+
+    # --- indexing --------------------------------------------------------------------------
+    select = getitem.select
+    unbind = getitem.unbind
+    take = take_along.take
+    take_along_dim = take_along.take_along_dim
+    gather = gather_scatter.gather
+    scatter = gather_scatter.scatter
+    scatter_ = gather_scatter.scatter_
+    scatter_add = gather_scatter.scatter_add
+    scatter_add_ = gather_scatter.scatter_add_
+    index_select = gather_scatter.index_select
+    index_add = gather_scatter.index_add
+    index_add_ = gather_scatter.index_add_
+    index_copy = gather_scatter.index_copy
+    index_copy_ = gather_scatter.index_copy_
+    index_fill = gather_scatter.index_fill
+    index_fill_ = gather_scatter.index_fill_
+    index_put = masked.index_put
+    index_put_ = masked.index_put_
+    masked_fill = masked.masked_fill
+    masked_fill_ = masked.masked_fill_
+    masked_scatter = masked.masked_scatter
+    masked_scatter_ = masked.masked_scatter_
+    masked_select = masked.masked_select
+    nonzero = masked.nonzero
+    argwhere = masked.argwhere
+    copy_ = writes.copy_
+    fill_ = writes.fill_
+    zero_ = writes.zero_
+
+    # --- new tensors like this one ---------------------------------------------------------
+    new_tensor = creation.new_tensor
+    new_full = creation.new_full
+    new_zeros = creation.new_zeros
+    new_ones = creation.new_ones
+    new_empty = creation.new_empty

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -217,8 +218,13 @@ def render(result: build.BuildResult | None = None) -> str:
         # Elementwise, as in PyTorch: `a == b` is a bool tensor, not object's bool.
         ignore = "  # type: ignore[override]" if name in ("__eq__", "__ne__") else ""
         lines.append(f"    {_method(name, t, runtime, names)}{ignore}  # {sources[name]}")
-    imports = [f"import {m}" for m in sorted({"builtins", "typing", *names.modules})]
+    # Modules are imported under a private alias: Tensor has methods named like them
+    # (`x.numpy()`), which would shadow the module inside the class body.
+    modules = sorted({"builtins", "typing", *names.modules})
+    imports = [f"import {m} as _{m.replace('.', '_')}" for m in modules]
     body = "\n".join(lines)
+    for m in modules:
+        body = re.sub(rf"(?<![\w.]){re.escape(m)}\.", f"_{m.replace('.', '_')}.", body)
     return (
         HEADER
         + "\n".join(imports)

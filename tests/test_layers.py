@@ -20,6 +20,7 @@ PACKAGE = SRC / "chainrule"
 # What sits below Tensor: the lower package and the leaf modules Tensor is made of.
 BELOW_TENSOR_PACKAGE = "chainrule._autograd"
 BELOW_TENSOR_MODULES = {
+    "chainrule._device",
     "chainrule._dims",
     "chainrule._dtype",
     "chainrule._printing",
@@ -139,6 +140,7 @@ LAYERS = [
     ("chainrule._tensor",),
     (
         "chainrule._backward",
+        "chainrule._conversion",
         "chainrule._creation",
         "chainrule._ops",
         "chainrule._random_factories",

@@ -94,7 +94,8 @@ from .nn.functional._activation_softmax import (
     tensor_softmax as softmax,
 )
 from ._size import Size
-from ._tensor import Tensor, device
+from ._device import device
+from ._tensor import Tensor
 from .random import (
     Generator,
     default_generator,

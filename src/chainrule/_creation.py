@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 
 from . import _dtype
+from ._device import device
 from ._ops.quiet import quiet
-from ._tensor import Tensor, device
+from ._tensor import Tensor
 
 __all__ = [
     "arange",

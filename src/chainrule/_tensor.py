@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import warnings
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,6 +22,8 @@ from ._autograd import grad_mode
 from ._autograd.hooks import HookDict, RemovableHandle, add_hook
 from ._autograd.node import AccumulateGrad, Node
 from ._autograd.tangents import tangent_of
+from ._autograd.versions import VersionCounter
+from ._device import CPU, device
 from ._dims import wrap_dim
 from ._dtype import dtype as DType
 from ._printing import format_tensor
@@ -49,52 +51,6 @@ def _type_name(obj: object) -> str:
     if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
         return cls.__name__
     return f"{cls.__module__}.{cls.__name__}"
-
-
-class device:
-    """Where a tensor lives. chainrule computes on the CPU only."""
-
-    __slots__ = ("index", "type")
-
-    def __init__(self, type: str = "cpu", index: int | None = None) -> None:
-        if isinstance(type, device):
-            type, index = type.type, type.index
-        kind, _, idx = str(type).partition(":")
-        if kind != "cpu":
-            raise RuntimeError(f"chainrule runs on the CPU only; device '{type}' is not available")
-        self.type = kind
-        self.index = int(idx) if idx else index
-
-    def __repr__(self) -> str:
-        return "device(type='cpu')"
-
-    def __str__(self) -> str:
-        return "cpu"
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and other.type == self.type
-
-    def __hash__(self) -> int:
-        return hash(self.type)
-
-
-CPU = device("cpu")
-
-
-class VersionCounter:
-    """Counts in-place writes; shared by a tensor and its views.
-
-    `views` (weak references) lists the views made with grad mode on: after an
-    in-place write their grad_fn must be remade (see `_ops.inplace.bump_version`).
-    """
-
-    __slots__ = ("value", "views")
-
-    def __init__(self) -> None:
-        self.value = 0
-        self.views: list[weakref.ref[Tensor]] | None = None
 
 
 if TYPE_CHECKING:
@@ -455,75 +411,6 @@ class Tensor(_OpMethods):
                 f"Variable data has to be a tensor, but got {builtins.type(value).__name__}"
             )
         self._data = value._data
-
-    # --- conversion -------------------------------------------------------------
-
-    def item(self) -> Any:
-        if self._data.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
-            )
-        return self._data.reshape(()).item()
-
-    def tolist(self) -> Any:
-        return self._data.tolist()
-
-    def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._requires_grad and not force:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead."
-            )
-        return self._data
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        if self._requires_grad:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead."
-            )
-        return self._data if dtype is None else self._data.astype(dtype)
-
-    def cpu(self) -> Tensor:
-        return self
-
-    def __len__(self) -> int:
-        if self._data.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self._data.shape[0]
-
-    def __iter__(self) -> Iterator[Tensor]:
-        if self._data.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return iter(self.unbind(0))
-
-    def _scalar_value(self, kind: str) -> Any:
-        if self._data.size != 1:
-            raise ValueError("only one element tensors can be converted to Python scalars")
-        return self._data.reshape(()).item()
-
-    def __bool__(self) -> bool:
-        if self._data.size != 1:
-            raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous"
-                if self._data.size > 1
-                else "Boolean value of Tensor with no values is ambiguous"
-            )
-        return bool(self._data.reshape(()).item())
-
-    def __float__(self) -> float:
-        return float(self._scalar_value("float"))
-
-    def __int__(self) -> int:
-        return int(self._scalar_value("int"))
-
-    def __index__(self) -> int:
-        if self._data.dtype.kind not in "iub" or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self._data.reshape(()).item())
-
-    def __complex__(self) -> complex:
-        return complex(self._scalar_value("complex"))
 
     def __hash__(self) -> int:
         return id(self)  # by identity, as PyTorch

@@ -6,8 +6,9 @@ time there is no such module: `_tensor_methods.bind()` copies the table's entrie
 onto Tensor. Each entry's comment names the function it is.
 """
 
-import builtins
-import typing
+import builtins as _builtins
+import numpy as _numpy
+import typing as _typing
 from typing import Any
 
 from ._ops.primitive import Number
@@ -25,7 +26,7 @@ class TensorSurface:
     def __imul__(self, other: Tensor | Number) -> Tensor: ...  # inplace_forms.mul_
     def __truediv__(self, other: Tensor | Number, /) -> Tensor: ...  # operators.truediv_operator
     def __rtruediv__(self, other: Tensor | Number, /) -> Tensor: ...  # operators.rtruediv_operator
-    def __itruediv__(self, other: Tensor | Number, *, rounding_mode: builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
+    def __itruediv__(self, other: Tensor | Number, *, rounding_mode: _builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
     def __floordiv__(self, other: Tensor | Number, /) -> Tensor: ...  # division.floordiv_operator
     def __rfloordiv__(self, other: Tensor | Number, /) -> Tensor: ...  # division.rfloordiv_operator
     def __ifloordiv__(self, other: Tensor | Number, /) -> Tensor: ...  # division.ifloordiv_operator
@@ -71,9 +72,9 @@ class TensorSurface:
     def mul(self, other: Tensor | Number) -> Tensor: ...  # arithmetic.mul
     def mul_(self, other: Tensor | Number) -> Tensor: ...  # inplace_forms.mul_
     def multiply_(self, other: Tensor | Number) -> Tensor: ...  # inplace_forms.mul_
-    def div(self, other: Tensor | Number, *, rounding_mode: builtins.str | None = ...) -> Tensor: ...  # arithmetic.div
-    def div_(self, other: Tensor | Number, *, rounding_mode: builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
-    def divide_(self, other: Tensor | Number, *, rounding_mode: builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
+    def div(self, other: Tensor | Number, *, rounding_mode: _builtins.str | None = ...) -> Tensor: ...  # arithmetic.div
+    def div_(self, other: Tensor | Number, *, rounding_mode: _builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
+    def divide_(self, other: Tensor | Number, *, rounding_mode: _builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
     def neg(self) -> Tensor: ...  # arithmetic.neg
     def neg_(self, /) -> Tensor: ...  # inplace_forms.neg_
     def negative_(self, /) -> Tensor: ...  # inplace_forms.negative_
@@ -115,8 +116,8 @@ class TensorSurface:
     def rsqrt_(self, /) -> Tensor: ...  # inplace_forms.rsqrt_
     def sigmoid(self) -> Tensor: ...  # exp_log.sigmoid
     def sigmoid_(self, /) -> Tensor: ...  # inplace_forms.sigmoid_
-    def logit(self, eps: builtins.float | None = ...) -> Tensor: ...  # exp_log.logit
-    def logit_(self, /, eps: builtins.float | None = ...) -> Tensor: ...  # inplace_forms.logit_
+    def logit(self, eps: _builtins.float | None = ...) -> Tensor: ...  # exp_log.logit
+    def logit_(self, /, eps: _builtins.float | None = ...) -> Tensor: ...  # inplace_forms.logit_
     def sin(self) -> Tensor: ...  # trig.sin
     def sin_(self, /) -> Tensor: ...  # inplace_forms.sin_
     def cos(self) -> Tensor: ...  # trig.cos
@@ -196,12 +197,12 @@ class TensorSurface:
     def trunc_(self, /) -> Tensor: ...  # rounding.trunc_
     def fix(self, /) -> Tensor: ...  # rounding.fix
     def fix_(self, /) -> Tensor: ...  # rounding.fix_
-    def round(self, *, decimals: builtins.int | None = ...) -> Tensor: ...  # rounding.round
-    def round_(self, /, *, decimals: builtins.int | None = ...) -> Tensor: ...  # rounding.round_
+    def round(self, *, decimals: _builtins.int | None = ...) -> Tensor: ...  # rounding.round
+    def round_(self, /, *, decimals: _builtins.int | None = ...) -> Tensor: ...  # rounding.round_
     def frac(self) -> Tensor: ...  # rounding.frac
     def frac_(self, /) -> Tensor: ...  # rounding.frac_
-    def nan_to_num(self, nan: builtins.float | None = ..., posinf: builtins.float | None = ..., neginf: builtins.float | None = ...) -> Tensor: ...  # rounding.nan_to_num
-    def nan_to_num_(self, /, nan: builtins.float | None = ..., posinf: builtins.float | None = ..., neginf: builtins.float | None = ...) -> Tensor: ...  # rounding.nan_to_num_
+    def nan_to_num(self, nan: _builtins.float | None = ..., posinf: _builtins.float | None = ..., neginf: _builtins.float | None = ...) -> Tensor: ...  # rounding.nan_to_num
+    def nan_to_num_(self, /, nan: _builtins.float | None = ..., posinf: _builtins.float | None = ..., neginf: _builtins.float | None = ...) -> Tensor: ...  # rounding.nan_to_num_
     def isnan(self, /) -> Tensor: ...  # rounding.isnan
     def isinf(self, /) -> Tensor: ...  # rounding.isinf
     def isposinf(self, /) -> Tensor: ...  # rounding.isposinf
@@ -244,9 +245,9 @@ class TensorSurface:
     def minimum(self, other: Tensor, /) -> Tensor: ...  # compare.minimum_method
     def fmax(self, other: Tensor, /) -> Tensor: ...  # compare.fmax_method
     def fmin(self, other: Tensor, /) -> Tensor: ...  # compare.fmin_method
-    def isclose(self, other: Tensor, rtol: builtins.float = ..., atol: builtins.float = ..., equal_nan: builtins.bool = ...) -> Tensor: ...  # compare.isclose_method
-    def allclose(self, other: Tensor, rtol: builtins.float = ..., atol: builtins.float = ..., equal_nan: builtins.bool = ...) -> builtins.bool: ...  # compare.allclose_method
-    def equal(self, other: Tensor) -> builtins.bool: ...  # compare.equal_method
+    def isclose(self, other: Tensor, rtol: _builtins.float = ..., atol: _builtins.float = ..., equal_nan: _builtins.bool = ...) -> Tensor: ...  # compare.isclose_method
+    def allclose(self, other: Tensor, rtol: _builtins.float = ..., atol: _builtins.float = ..., equal_nan: _builtins.bool = ...) -> _builtins.bool: ...  # compare.allclose_method
+    def equal(self, other: Tensor) -> _builtins.bool: ...  # compare.equal_method
     def logical_not(self) -> Tensor: ...  # bitwise.logical_not
     def logical_and(self, other: Tensor | Number, /) -> Tensor: ...  # bitwise.logical_and
     def logical_or(self, other: Tensor | Number, /) -> Tensor: ...  # bitwise.logical_or
@@ -273,30 +274,30 @@ class TensorSurface:
     def lgamma_(self, /) -> Tensor: ...  # functions.lgamma_
     def digamma(self, /) -> Tensor: ...  # functions.digamma
     def digamma_(self, /) -> Tensor: ...  # functions.digamma_
-    def polygamma(self, n: builtins.int) -> Tensor: ...  # functions.polygamma_method
-    def polygamma_(self, /, n: builtins.int) -> Tensor: ...  # functions.polygamma_
-    def mvlgamma(self, p: builtins.int) -> Tensor: ...  # functions.mvlgamma
-    def mvlgamma_(self, /, p: builtins.int) -> Tensor: ...  # functions.mvlgamma_
+    def polygamma(self, n: _builtins.int) -> Tensor: ...  # functions.polygamma_method
+    def polygamma_(self, /, n: _builtins.int) -> Tensor: ...  # functions.polygamma_
+    def mvlgamma(self, p: _builtins.int) -> Tensor: ...  # functions.mvlgamma
+    def mvlgamma_(self, /, p: _builtins.int) -> Tensor: ...  # functions.mvlgamma_
     def i0(self, /) -> Tensor: ...  # bessel.i0
     def i0_(self, /) -> Tensor: ...  # bessel.i0_
     def view(self, *shape: Any) -> Tensor: ...  # views.view
     def view_as(self, other: Tensor) -> Tensor: ...  # views.view_as
     def reshape(self, *shape: Any) -> Tensor: ...  # views.reshape
     def reshape_as(self, other: Tensor) -> Tensor: ...  # views.reshape_as
-    def flatten(self, start_dim: builtins.int = ..., end_dim: builtins.int = ...) -> Tensor: ...  # views.flatten
-    def unflatten(self, dim: builtins.int, sizes: typing.Sequence[builtins.int]) -> Tensor: ...  # rearrange.unflatten
-    def squeeze(self, dim: builtins.int | typing.Sequence[builtins.int] | None = ...) -> Tensor: ...  # views.squeeze
-    def unsqueeze(self, dim: builtins.int) -> Tensor: ...  # views.unsqueeze
+    def flatten(self, start_dim: _builtins.int = ..., end_dim: _builtins.int = ...) -> Tensor: ...  # views.flatten
+    def unflatten(self, dim: _builtins.int, sizes: _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.unflatten
+    def squeeze(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ...) -> Tensor: ...  # views.squeeze
+    def unsqueeze(self, dim: _builtins.int) -> Tensor: ...  # views.unsqueeze
     def expand(self, *sizes: Any) -> Tensor: ...  # views.expand
     def expand_as(self, other: Tensor) -> Tensor: ...  # views.expand_as
-    def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor: ...  # views.transpose
-    def swapaxes(self, dim0: builtins.int, dim1: builtins.int) -> Tensor: ...  # views.swapaxes
-    def swapdims(self, dim0: builtins.int, dim1: builtins.int) -> Tensor: ...  # views.swapdims
+    def transpose(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.transpose
+    def swapaxes(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.swapaxes
+    def swapdims(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.swapdims
     def t(self) -> Tensor: ...  # views.t
     def permute(self, *dims: Any) -> Tensor: ...  # views.permute
-    def movedim(self, source: builtins.int | typing.Sequence[builtins.int], destination: builtins.int | typing.Sequence[builtins.int]) -> Tensor: ...  # rearrange.movedim
-    def moveaxis(self, source: builtins.int | typing.Sequence[builtins.int], destination: builtins.int | typing.Sequence[builtins.int]) -> Tensor: ...  # rearrange.moveaxis
-    def narrow(self, dim: builtins.int, start: builtins.int, length: builtins.int) -> Tensor: ...  # views.narrow
+    def movedim(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.movedim
+    def moveaxis(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.moveaxis
+    def narrow(self, dim: _builtins.int, start: _builtins.int, length: _builtins.int) -> Tensor: ...  # views.narrow
     def clone(self, *, memory_format: Any = ...) -> Tensor: ...  # views.clone
     def contiguous(self, memory_format: Any = ...) -> Tensor: ...  # views.contiguous
     @property
@@ -306,25 +307,25 @@ class TensorSurface:
     def flip(self, *dims: Any, **kwargs: Any) -> Tensor: ...  # rearrange.flip_method
     def fliplr(self) -> Tensor: ...  # rearrange.fliplr
     def flipud(self) -> Tensor: ...  # rearrange.flipud
-    def roll(self, shifts: builtins.int | typing.Sequence[builtins.int], dims: builtins.int | typing.Sequence[builtins.int] | None = ...) -> Tensor: ...  # rearrange.roll
-    def rot90(self, k: builtins.int = ..., dims: typing.Sequence[builtins.int] = ...) -> Tensor: ...  # rearrange.rot90
+    def roll(self, shifts: _builtins.int | _typing.Sequence[_builtins.int], dims: _builtins.int | _typing.Sequence[_builtins.int] | None = ...) -> Tensor: ...  # rearrange.roll
+    def rot90(self, k: _builtins.int = ..., dims: _typing.Sequence[_builtins.int] = ...) -> Tensor: ...  # rearrange.rot90
     def repeat(self, *sizes: Any, **kwargs: Any) -> Tensor: ...  # rearrange.repeat
-    def repeat_interleave(self, repeats: Any = ..., dim: builtins.int | None = ..., *, output_size: builtins.int | None = ...) -> Tensor: ...  # rearrange.repeat_interleave
+    def repeat_interleave(self, repeats: Any = ..., dim: _builtins.int | None = ..., *, output_size: _builtins.int | None = ...) -> Tensor: ...  # rearrange.repeat_interleave
     def tile(self, *dims: Any, **kwargs: Any) -> Tensor: ...  # rearrange.tile_method
-    def split(self, split_size: Any = ..., dim: builtins.int = ..., **kwargs: Any) -> builtins.tuple[Tensor, ...]: ...  # splitting.split_method
-    def chunk(self, chunks: builtins.int, dim: builtins.int = ...) -> builtins.tuple[Tensor, ...]: ...  # splitting.chunk
-    def tensor_split(self, indices_or_sections: Any = ..., dim: builtins.int = ..., *, sections: builtins.int | None = ..., indices: typing.Sequence[builtins.int] | None = ...) -> builtins.tuple[Tensor, ...]: ...  # splitting.tensor_split
-    def hsplit(self, indices_or_sections: Any) -> builtins.tuple[Tensor, ...]: ...  # splitting.hsplit
-    def vsplit(self, indices_or_sections: Any) -> builtins.tuple[Tensor, ...]: ...  # splitting.vsplit
-    def dsplit(self, indices_or_sections: Any) -> builtins.tuple[Tensor, ...]: ...  # splitting.dsplit
-    def diag(self, diagonal: builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.diag
-    def diag_embed(self, offset: builtins.int = ..., dim1: builtins.int = ..., dim2: builtins.int = ...) -> Tensor: ...  # diagonals.diag_embed
-    def diagonal(self, offset: builtins.int = ..., dim1: builtins.int = ..., dim2: builtins.int = ...) -> Tensor: ...  # diagonals.diagonal
+    def split(self, split_size: Any = ..., dim: _builtins.int = ..., **kwargs: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.split_method
+    def chunk(self, chunks: _builtins.int, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.chunk
+    def tensor_split(self, indices_or_sections: Any = ..., dim: _builtins.int = ..., *, sections: _builtins.int | None = ..., indices: _typing.Sequence[_builtins.int] | None = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.tensor_split
+    def hsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.hsplit
+    def vsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.vsplit
+    def dsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.dsplit
+    def diag(self, diagonal: _builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.diag
+    def diag_embed(self, offset: _builtins.int = ..., dim1: _builtins.int = ..., dim2: _builtins.int = ...) -> Tensor: ...  # diagonals.diag_embed
+    def diagonal(self, offset: _builtins.int = ..., dim1: _builtins.int = ..., dim2: _builtins.int = ...) -> Tensor: ...  # diagonals.diagonal
     def trace(self) -> Tensor: ...  # diagonals.trace
-    def tril(self, diagonal: builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.tril
-    def tril_(self, diagonal: builtins.int = ...) -> Tensor: ...  # diagonals.tril_
-    def triu(self, diagonal: builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.triu
-    def triu_(self, diagonal: builtins.int = ...) -> Tensor: ...  # diagonals.triu_
+    def tril(self, diagonal: _builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.tril
+    def tril_(self, diagonal: _builtins.int = ...) -> Tensor: ...  # diagonals.tril_
+    def triu(self, diagonal: _builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.triu
+    def triu_(self, diagonal: _builtins.int = ...) -> Tensor: ...  # diagonals.triu_
     def to(self, *args: Any, **kwargs: Any) -> Tensor: ...  # views.to
     def type_as(self, other: Tensor) -> Tensor: ...  # views.type_as
     def float(self, memory_format: Any = ...) -> Tensor: ...  # views.to_float
@@ -336,72 +337,84 @@ class TensorSurface:
     def char(self, memory_format: Any = ...) -> Tensor: ...  # views.to_char
     def byte(self, memory_format: Any = ...) -> Tensor: ...  # views.to_byte
     def bool(self, memory_format: Any = ...) -> Tensor: ...  # views.to_bool
-    def select(self, dim: builtins.int, index: builtins.int) -> Tensor: ...  # getitem.select
-    def unbind(self, dim: builtins.int = ...) -> builtins.tuple[Tensor, ...]: ...  # getitem.unbind
+    def item(self) -> Any: ...  # conversion.item
+    def tolist(self) -> Any: ...  # conversion.tolist
+    def numpy(self, *, force: _builtins.bool = ...) -> _numpy.ndarray[_builtins.tuple[Any, ...], _numpy.dtype[Any]]: ...  # conversion.numpy
+    def __array__(self, dtype: Any = ..., copy: Any = ...) -> _numpy.ndarray[_builtins.tuple[Any, ...], _numpy.dtype[Any]]: ...  # conversion.as_array
+    def cpu(self) -> Tensor: ...  # conversion.cpu
+    def __len__(self) -> _builtins.int: ...  # conversion.length
+    def __iter__(self) -> _typing.Iterator[Tensor]: ...  # conversion.iterate
+    def __bool__(self) -> _builtins.bool: ...  # conversion.as_bool
+    def __float__(self) -> _builtins.float: ...  # conversion.as_float
+    def __int__(self) -> _builtins.int: ...  # conversion.as_int
+    def __index__(self) -> _builtins.int: ...  # conversion.as_index
+    def __complex__(self) -> _builtins.complex: ...  # conversion.as_complex
+    def select(self, dim: _builtins.int, index: _builtins.int) -> Tensor: ...  # getitem.select
+    def unbind(self, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # getitem.unbind
     def take(self, index: Tensor) -> Tensor: ...  # take_along.take
-    def take_along_dim(self, indices: Tensor, dim: builtins.int | None = ...) -> Tensor: ...  # take_along.take_along_dim
-    def gather(self, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = ...) -> Tensor: ...  # gather_scatter.gather
-    def scatter(self, dim: builtins.int, index: Tensor, src: Any = ..., *, value: Any = ..., reduce: builtins.str | None = ...) -> Tensor: ...  # gather_scatter.scatter
-    def scatter_(self, /, dim: builtins.int, index: Tensor, src: Any = ..., *, value: Any = ..., reduce: builtins.str | None = ...) -> Tensor: ...  # gather_scatter.scatter_
-    def scatter_add(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor: ...  # gather_scatter.scatter_add
-    def scatter_add_(self, /, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor: ...  # gather_scatter.scatter_add_
-    def index_select(self, dim: builtins.int, index: Tensor) -> Tensor: ...  # gather_scatter.index_select
-    def index_add(self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = ...) -> Tensor: ...  # gather_scatter.index_add
-    def index_add_(self, /, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: Any = ...) -> Tensor: ...  # gather_scatter.index_add_
-    def index_copy(self, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor: ...  # gather_scatter.index_copy
-    def index_copy_(self, /, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor: ...  # gather_scatter.index_copy_
-    def index_fill(self, dim: builtins.int, index: Tensor, value: Any) -> Tensor: ...  # gather_scatter.index_fill
-    def index_fill_(self, /, dim: builtins.int, index: Tensor, value: Any) -> Tensor: ...  # gather_scatter.index_fill_
-    def index_put(self, indices: typing.Sequence[Tensor], values: Tensor, accumulate: builtins.bool = ...) -> Tensor: ...  # masked.index_put
-    def index_put_(self, /, indices: typing.Sequence[Tensor], values: Tensor, accumulate: builtins.bool = ...) -> Tensor: ...  # masked.index_put_
+    def take_along_dim(self, indices: Tensor, dim: _builtins.int | None = ...) -> Tensor: ...  # take_along.take_along_dim
+    def gather(self, dim: _builtins.int, index: Tensor, *, sparse_grad: _builtins.bool = ...) -> Tensor: ...  # gather_scatter.gather
+    def scatter(self, dim: _builtins.int, index: Tensor, src: Any = ..., *, value: Any = ..., reduce: _builtins.str | None = ...) -> Tensor: ...  # gather_scatter.scatter
+    def scatter_(self, /, dim: _builtins.int, index: Tensor, src: Any = ..., *, value: Any = ..., reduce: _builtins.str | None = ...) -> Tensor: ...  # gather_scatter.scatter_
+    def scatter_add(self, dim: _builtins.int, index: Tensor, src: Tensor) -> Tensor: ...  # gather_scatter.scatter_add
+    def scatter_add_(self, /, dim: _builtins.int, index: Tensor, src: Tensor) -> Tensor: ...  # gather_scatter.scatter_add_
+    def index_select(self, dim: _builtins.int, index: Tensor) -> Tensor: ...  # gather_scatter.index_select
+    def index_add(self, dim: _builtins.int, index: Tensor, source: Tensor, *, alpha: Any = ...) -> Tensor: ...  # gather_scatter.index_add
+    def index_add_(self, /, dim: _builtins.int, index: Tensor, source: Tensor, *, alpha: Any = ...) -> Tensor: ...  # gather_scatter.index_add_
+    def index_copy(self, dim: _builtins.int, index: Tensor, source: Tensor) -> Tensor: ...  # gather_scatter.index_copy
+    def index_copy_(self, /, dim: _builtins.int, index: Tensor, source: Tensor) -> Tensor: ...  # gather_scatter.index_copy_
+    def index_fill(self, dim: _builtins.int, index: Tensor, value: Any) -> Tensor: ...  # gather_scatter.index_fill
+    def index_fill_(self, /, dim: _builtins.int, index: Tensor, value: Any) -> Tensor: ...  # gather_scatter.index_fill_
+    def index_put(self, indices: _typing.Sequence[Tensor], values: Tensor, accumulate: _builtins.bool = ...) -> Tensor: ...  # masked.index_put
+    def index_put_(self, /, indices: _typing.Sequence[Tensor], values: Tensor, accumulate: _builtins.bool = ...) -> Tensor: ...  # masked.index_put_
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor: ...  # masked.masked_fill
     def masked_fill_(self, /, mask: Tensor, value: Any) -> Tensor: ...  # masked.masked_fill_
     def masked_scatter(self, mask: Tensor, source: Tensor) -> Tensor: ...  # masked.masked_scatter
     def masked_scatter_(self, /, mask: Tensor, source: Tensor) -> Tensor: ...  # masked.masked_scatter_
     def masked_select(self, mask: Tensor) -> Tensor: ...  # masked.masked_select
-    def nonzero(self, *, as_tuple: builtins.bool = ...) -> Any: ...  # masked.nonzero
+    def nonzero(self, *, as_tuple: _builtins.bool = ...) -> Any: ...  # masked.nonzero
     def argwhere(self) -> Tensor: ...  # masked.argwhere
-    def copy_(self, src: Tensor, non_blocking: builtins.bool = ...) -> Tensor: ...  # writes.copy_
+    def copy_(self, src: Tensor, non_blocking: _builtins.bool = ...) -> Tensor: ...  # writes.copy_
     def fill_(self, value: Any) -> Tensor: ...  # writes.fill_
     def zero_(self) -> Tensor: ...  # writes.zero_
-    def new_tensor(self, data: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: builtins.bool = ...) -> Tensor: ...  # creation.new_tensor
-    def new_full(self, size: typing.Sequence[builtins.int], fill_value: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: builtins.bool = ...) -> Tensor: ...  # creation.new_full
-    def new_zeros(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: builtins.bool = ...) -> Tensor: ...  # creation.new_zeros
-    def new_ones(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: builtins.bool = ...) -> Tensor: ...  # creation.new_ones
-    def new_empty(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: builtins.bool = ...) -> Tensor: ...  # creation.new_empty
-    def sum(self, dim: builtins.int | typing.Sequence[builtins.int] | None = ..., keepdim: builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.sum
-    def nansum(self, dim: Any = ..., keepdim: builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.nansum
-    def mean(self, dim: builtins.int | typing.Sequence[builtins.int] | None = ..., keepdim: builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.mean
-    def nanmean(self, dim: Any = ..., keepdim: builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.nanmean
-    def logsumexp(self, dim: Any = ..., keepdim: builtins.bool = ...) -> Tensor: ...  # sum_mean.logsumexp
+    def new_tensor(self, data: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_tensor
+    def new_full(self, size: _typing.Sequence[_builtins.int], fill_value: Any, *, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_full
+    def new_zeros(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_zeros
+    def new_ones(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_ones
+    def new_empty(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_empty
+    def sum(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.sum
+    def nansum(self, dim: Any = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.nansum
+    def mean(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.mean
+    def nanmean(self, dim: Any = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.nanmean
+    def logsumexp(self, dim: Any = ..., keepdim: _builtins.bool = ...) -> Tensor: ...  # sum_mean.logsumexp
     def sum_to_size(self, *size: Any) -> Tensor: ...  # sum_mean.sum_to_size
     def prod(self, *args: Any, **kwargs: Any) -> Tensor: ...  # product.prod_method
-    def norm(self, p: Any = ..., dim: Any = ..., keepdim: builtins.bool = ..., out: Any = ..., dtype: Any = ...) -> Tensor: ...  # product.norm
-    def std(self, dim: Any = ..., unbiased: Any = ..., keepdim: builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.std
-    def var(self, dim: Any = ..., unbiased: Any = ..., keepdim: builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.var
+    def norm(self, p: Any = ..., dim: Any = ..., keepdim: _builtins.bool = ..., out: Any = ..., dtype: Any = ...) -> Tensor: ...  # product.norm
+    def std(self, dim: Any = ..., unbiased: Any = ..., keepdim: _builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.std
+    def var(self, dim: Any = ..., unbiased: Any = ..., keepdim: _builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.var
     def max(self, *args: Any, **kwargs: Any) -> Any: ...  # extrema.max_method
     def min(self, *args: Any, **kwargs: Any) -> Any: ...  # extrema.min_method
-    def amax(self, dim: Any = ..., keepdim: builtins.bool = ...) -> Tensor: ...  # extrema.amax
-    def amin(self, dim: Any = ..., keepdim: builtins.bool = ...) -> Tensor: ...  # extrema.amin
-    def aminmax(self, *, dim: builtins.int | None = ..., keepdim: builtins.bool = ...) -> Any: ...  # extrema.aminmax
-    def argmax(self, dim: builtins.int | None = ..., keepdim: builtins.bool = ...) -> Tensor: ...  # extrema.argmax
-    def argmin(self, dim: builtins.int | None = ..., keepdim: builtins.bool = ...) -> Tensor: ...  # extrema.argmin
-    def all(self, dim: Any = ..., keepdim: builtins.bool = ...) -> Tensor: ...  # logical.all
-    def any(self, dim: Any = ..., keepdim: builtins.bool = ...) -> Tensor: ...  # logical.any
+    def amax(self, dim: Any = ..., keepdim: _builtins.bool = ...) -> Tensor: ...  # extrema.amax
+    def amin(self, dim: Any = ..., keepdim: _builtins.bool = ...) -> Tensor: ...  # extrema.amin
+    def aminmax(self, *, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Any: ...  # extrema.aminmax
+    def argmax(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Tensor: ...  # extrema.argmax
+    def argmin(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Tensor: ...  # extrema.argmin
+    def all(self, dim: Any = ..., keepdim: _builtins.bool = ...) -> Tensor: ...  # logical.all
+    def any(self, dim: Any = ..., keepdim: _builtins.bool = ...) -> Tensor: ...  # logical.any
     def count_nonzero(self, dim: Any = ...) -> Tensor: ...  # logical.count_nonzero
     def sort(self, *args: Any, **kwargs: Any) -> Any: ...  # sorting.sort_method
     def argsort(self, *args: Any, **kwargs: Any) -> Tensor: ...  # sorting.argsort_method
     def msort(self) -> Tensor: ...  # sorting.msort
-    def topk(self, k: builtins.int, dim: builtins.int = ..., largest: builtins.bool = ..., sorted: builtins.bool = ...) -> Any: ...  # sorting.topk
-    def kthvalue(self, k: builtins.int, dim: builtins.int = ..., keepdim: builtins.bool = ...) -> Any: ...  # sorting.kthvalue
-    def median(self, dim: builtins.int | None = ..., keepdim: builtins.bool = ...) -> Any: ...  # sorting.median
-    def nanmedian(self, dim: builtins.int | None = ..., keepdim: builtins.bool = ...) -> Any: ...  # sorting.nanmedian
+    def topk(self, k: _builtins.int, dim: _builtins.int = ..., largest: _builtins.bool = ..., sorted: _builtins.bool = ...) -> Any: ...  # sorting.topk
+    def kthvalue(self, k: _builtins.int, dim: _builtins.int = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.kthvalue
+    def median(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.median
+    def nanmedian(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.nanmedian
     def cumsum(self, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumsum
     def cumprod(self, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumprod
     def cummax(self, dim: Any = ...) -> Any: ...  # scans.cummax
     def cummin(self, dim: Any = ...) -> Any: ...  # scans.cummin
     def logcumsumexp(self, dim: Any = ...) -> Tensor: ...  # scans.logcumsumexp
-    def diff(self, n: builtins.int = ..., dim: builtins.int = ..., prepend: Any = ..., append: Any = ...) -> Tensor: ...  # scans.diff
+    def diff(self, n: _builtins.int = ..., dim: _builtins.int = ..., prepend: Any = ..., append: Any = ...) -> Tensor: ...  # scans.diff
     def matmul(self, other: Tensor) -> Tensor: ...  # matrix_multiply.matmul
     def mm(self, mat2: Tensor) -> Tensor: ...  # matrix_multiply.mm
     def bmm(self, mat2: Tensor) -> Tensor: ...  # matrix_multiply.bmm
@@ -415,16 +428,16 @@ class TensorSurface:
     def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addmv
     def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addbmm
     def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.baddbmm
-    def matrix_power(self, n: builtins.int) -> Tensor: ...  # products.matrix_power
+    def matrix_power(self, n: _builtins.int) -> Tensor: ...  # products.matrix_power
     def matrix_exp(self) -> Tensor: ...  # exponential.matrix_exp
-    def cross(self, other: Tensor, dim: builtins.int | None = ..., *, out: Any = ...) -> Tensor: ...  # geometry.cross
+    def cross(self, other: Tensor, dim: _builtins.int | None = ..., *, out: Any = ...) -> Tensor: ...  # geometry.cross
     def det(self, *, out: Any = ...) -> Tensor: ...  # decompositions.det
     def slogdet(self) -> Any: ...  # decompositions.slogdet
     def logdet(self) -> Tensor: ...  # decompositions.logdet
     def inverse(self, *, out: Any = ...) -> Tensor: ...  # decompositions.inverse
-    def cholesky(self, upper: builtins.bool = ..., *, out: Any = ...) -> Tensor: ...  # decompositions.cholesky
-    def qr(self, some: builtins.bool = ..., *, out: Any = ...) -> Any: ...  # decompositions.qr
-    def svd(self, some: builtins.bool = ..., compute_uv: builtins.bool = ..., *, out: Any = ...) -> Any: ...  # spectral.svd
-    def pinverse(self, rcond: builtins.float = ...) -> Tensor: ...  # spectral.pinverse
-    def softmax(self, dim: builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_softmax
-    def log_softmax(self, dim: builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_log_softmax
+    def cholesky(self, upper: _builtins.bool = ..., *, out: Any = ...) -> Tensor: ...  # decompositions.cholesky
+    def qr(self, some: _builtins.bool = ..., *, out: Any = ...) -> Any: ...  # decompositions.qr
+    def svd(self, some: _builtins.bool = ..., compute_uv: _builtins.bool = ..., *, out: Any = ...) -> Any: ...  # spectral.svd
+    def pinverse(self, rcond: _builtins.float = ...) -> Tensor: ...  # spectral.pinverse
+    def softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_softmax
+    def log_softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_log_softmax

@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ._device import CPU
+from ._device import device as Device
 from ._dtype import legacy_type_name, uint8
-from ._tensor import CPU, Tensor
-from ._tensor import device as Device
+from ._tensor import Tensor
 
 __all__ = [
     "fork_rng",

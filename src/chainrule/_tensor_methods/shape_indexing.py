@@ -1,10 +1,11 @@
-"""Shape, dtype and indexing methods, and new tensors like this one: `x.view(2, 3)`,
+"""Shape, dtype, conversion and indexing methods, and new tensors like this one: `x.view(2, 3)`,
 `x.float()`, `x.gather(0, i)`, `x.new_zeros(3)`, ..."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import _conversion as conversion
 from .. import _creation as creation
 from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
 from .._ops.shape import diagonals, rearrange, splitting, views
@@ -91,6 +92,20 @@ class ShapeIndexingMethods:
     char = views.to_char
     byte = views.to_byte
     bool = views.to_bool
+
+    # --- conversion to Python and NumPy ---------------------------------------------------
+    item = conversion.item
+    tolist = conversion.tolist
+    numpy = conversion.numpy
+    __array__ = conversion.as_array
+    cpu = conversion.cpu
+    __len__ = conversion.length
+    __iter__ = conversion.iterate
+    __bool__ = conversion.as_bool
+    __float__ = conversion.as_float
+    __int__ = conversion.as_int
+    __index__ = conversion.as_index
+    __complex__ = conversion.as_complex
 
     # --- indexing --------------------------------------------------------------------------
     select = getitem.select

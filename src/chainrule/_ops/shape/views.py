@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._device import device
 from ..._size import Size
 from ..._tensor import Tensor
 from ..primitive import Primitive, tangents_or_zeros, wrap_dim
@@ -309,8 +310,6 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
-    from ..._tensor import device
-
     if "device" in kwargs:
         device(kwargs.pop("device"))
     if kwargs:

@@ -1,0 +1,104 @@
+"""A tensor as Python numbers, lists and NumPy arrays: `x.item()`, `x.tolist()`,
+`x.numpy()`, `float(x)`, `bool(x)`, `len(x)`, `iter(x)`, ... (bound by the method table)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ._tensor import Tensor
+
+__all__ = [
+    "as_array",
+    "as_bool",
+    "as_complex",
+    "as_float",
+    "as_index",
+    "as_int",
+    "cpu",
+    "item",
+    "iterate",
+    "length",
+    "numpy",
+    "tolist",
+]
+
+
+def item(self: Tensor) -> Any:
+    if self._data.size != 1:
+        raise RuntimeError(
+            f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+        )
+    return self._data.reshape(()).item()
+
+
+def tolist(self: Tensor) -> Any:
+    return self._data.tolist()
+
+
+def numpy(self: Tensor, *, force: bool = False) -> np.ndarray:
+    if self._requires_grad and not force:
+        raise RuntimeError(
+            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+        )
+    return self._data
+
+
+def as_array(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    if self._requires_grad:
+        raise RuntimeError(
+            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+        )
+    return self._data if dtype is None else self._data.astype(dtype)
+
+
+def cpu(self: Tensor) -> Tensor:
+    return self
+
+
+def length(self: Tensor) -> int:
+    if self._data.ndim == 0:
+        raise TypeError("len() of a 0-d tensor")
+    return self._data.shape[0]
+
+
+def iterate(self: Tensor) -> Iterator[Tensor]:
+    if self._data.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))
+
+
+def _scalar_value(self: Tensor) -> Any:
+    if self._data.size != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return self._data.reshape(()).item()
+
+
+def as_bool(self: Tensor) -> bool:
+    if self._data.size != 1:
+        raise RuntimeError(
+            "Boolean value of Tensor with more than one value is ambiguous"
+            if self._data.size > 1
+            else "Boolean value of Tensor with no values is ambiguous"
+        )
+    return bool(self._data.reshape(()).item())
+
+
+def as_float(self: Tensor) -> float:
+    return float(_scalar_value(self))
+
+
+def as_int(self: Tensor) -> int:
+    return int(_scalar_value(self))
+
+
+def as_index(self: Tensor) -> int:
+    if self._data.dtype.kind not in "iub" or self._data.size != 1:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return int(self._data.reshape(()).item())
+
+
+def as_complex(self: Tensor) -> complex:
+    return complex(_scalar_value(self))

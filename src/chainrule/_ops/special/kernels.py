@@ -8,10 +8,10 @@ steps, never over elements.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-import numpy.polynomial.polynomial as _poly
 
 __all__ = [
     "digamma",
@@ -249,10 +249,16 @@ def hurwitz_zeta(s: int, q: np.ndarray) -> np.ndarray:
 
 # --- lgamma ------------------------------------------------------------------------------
 
+
 # lgamma(2 + z) = (1 - gamma) z + sum_{k>=2} (-1)^k zeta(k, 2) / k z^k, used for |z| <= 0.5.
-_LGAMMA_AT_2 = [0.0, 1 - _EULER_GAMMA] + [
-    (-1) ** k * float(hurwitz_zeta(k, np.array([2.0]))[0]) / k for k in range(2, 32)
-]
+@functools.cache
+def _lgamma_at_2() -> list[float]:
+    # Made on first use: its 30 zeta values would cost every `import chainrule` 5 ms.
+    return [0.0, 1 - _EULER_GAMMA] + [
+        (-1) ** k * float(hurwitz_zeta(k, np.array([2.0]))[0]) / k for k in range(2, 32)
+    ]
+
+
 _STIRLING_MIN = 10.0
 
 
@@ -270,9 +276,9 @@ def _lgamma_positive(x: np.ndarray) -> np.ndarray:
     out[big] = _lgamma_stirling(x[big])
     # Below 1.5: lgamma(x) = lgamma(x + m) - log(x (x+1) ... (x+m-1)), z = x + m - 2 exactly.
     tiny = x < 0.5
-    out[tiny] = _polyval(_LGAMMA_AT_2, x[tiny]) - np.log(x[tiny]) - np.log1p(x[tiny])
+    out[tiny] = _polyval(_lgamma_at_2(), x[tiny]) - np.log(x[tiny]) - np.log1p(x[tiny])
     low = (x >= 0.5) & (x < 1.5)
-    out[low] = _polyval(_LGAMMA_AT_2, x[low] - 1) - np.log(x[low])
+    out[low] = _polyval(_lgamma_at_2(), x[low] - 1) - np.log(x[low])
     # From 1.5 to 10: lgamma(x) = lgamma(y) + log(y (y+1) ... (x-1)), y = x - m in [1.5, 2.5).
     mid = (x >= 1.5) & (x < _STIRLING_MIN)
     xm = x[mid]
@@ -280,7 +286,7 @@ def _lgamma_positive(x: np.ndarray) -> np.ndarray:
     product = np.ones_like(xm)
     for j in range(1, int(_STIRLING_MIN)):
         product = np.where(steps >= j, product * (xm - j), product)
-    out[mid] = _polyval(_LGAMMA_AT_2, xm - steps - 2) + np.log(product)
+    out[mid] = _polyval(_lgamma_at_2(), xm - steps - 2) + np.log(product)
     return out
 
 
@@ -308,9 +314,16 @@ def lgamma(x: np.ndarray) -> np.ndarray:
 # The positive root of digamma (double-double), and the Taylor series about it:
 # digamma(x0 + d) = sum_{k>=1} (-1)^(k+1) zeta(k+1, x0) d^k, used for |d| < 0.5.
 _ROOT_HI, _ROOT_LO = 1.4616321449683622, 9.549995429965697e-17
-_DIGAMMA_AT_ROOT = [0.0] + [
-    (-1) ** (k + 1) * float(hurwitz_zeta(k + 1, np.array([_ROOT_HI]))[0]) for k in range(1, 44)
-]
+
+
+@functools.cache
+def _digamma_at_root() -> list[float]:
+    # Made on first use, as _lgamma_at_2 (43 zeta values).
+    return [0.0] + [
+        (-1) ** (k + 1) * float(hurwitz_zeta(k + 1, np.array([_ROOT_HI]))[0]) for k in range(1, 44)
+    ]
+
+
 _ASYMPTOTIC_MIN = 10.0
 
 
@@ -329,7 +342,7 @@ def _digamma_positive(x: np.ndarray) -> np.ndarray:
     out = np.log(shifted) - 0.5 / shifted - inv2 * _polyval(coefs, inv2) + total
     near_root = np.abs(x - _ROOT_HI) < 0.5  # where the sum above cancels to nearly 0
     d = (x[near_root] - _ROOT_HI) - _ROOT_LO
-    out[near_root] = _polyval(_DIGAMMA_AT_ROOT, d)
+    out[near_root] = _polyval(_digamma_at_root(), d)
     return out
 
 
@@ -352,7 +365,8 @@ def _cot_derivative(n: int) -> np.ndarray:
     p = np.array([0.0, 1.0])
     for _ in range(n):
         # d/dx P(c) = P'(c) * dc/dx, and dc/dx = -pi (1 + c^2).
-        p = -math.pi * _poly.polymul([1.0, 0.0, 1.0], _poly.polyder(p))
+        derivative = p[1:] * np.arange(1, len(p))
+        p = -math.pi * np.convolve([1.0, 0.0, 1.0], derivative)
     return p
 
 

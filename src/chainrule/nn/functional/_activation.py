@@ -20,15 +20,15 @@ from ..._ops.elementwise.trig import tanh
 from ..._ops.primitive import Primitive, wrap_dim
 from ..._ops.shape.views import cat
 from ..._tensor import Tensor
-from ._activation_common import NEGATIVE_SLOPE_INPLACE, float_only, in_place, stable_sigmoid
-from ._activation_distance import *  # noqa: F403
-from ._activation_distance import __all__ as _distance_all
-from ._activation_layers import *  # noqa: F403
-from ._activation_layers import __all__ as _layers_all
 from ._activation_smooth import *  # noqa: F403
 from ._activation_smooth import __all__ as _smooth_all
 from ._activation_softmax import *  # noqa: F403
 from ._activation_softmax import __all__ as _softmax_all
+from ._common import NEGATIVE_SLOPE_INPLACE, float_only, in_place, stable_sigmoid
+from ._distance import *  # noqa: F403
+from ._distance import __all__ as _distance_all
+from ._dropout import *  # noqa: F403
+from ._dropout import __all__ as _layers_all
 
 __all__ = [
     *_distance_all,

@@ -14,8 +14,8 @@ import numpy as np
 from ..._ops.elementwise.conditional import where
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
-from ._activation_common import NEGATIVE_SLOPE_INPLACE, float_only, in_place, stable_sigmoid
 from ._activation_erf import erf, erf_array
+from ._common import NEGATIVE_SLOPE_INPLACE, float_only, in_place, stable_sigmoid
 
 __all__ = [
     "celu",

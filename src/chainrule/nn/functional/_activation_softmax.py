@@ -14,7 +14,7 @@ import numpy as np
 from ... import _dtype
 from ..._ops.primitive import Primitive, tensor_method, wrap_dim
 from ..._tensor import Tensor
-from ._activation_common import scalar_name
+from ._common import scalar_name
 
 __all__ = ["log_softmax", "softmax", "softmin"]
 

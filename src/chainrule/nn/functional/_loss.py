@@ -17,7 +17,8 @@ from ..._ops.elementwise.conditional import where
 from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
-from ._activation_common import (
+from ._activation_smooth import softplus
+from ._common import (
     check_reduction,
     clamp_min,
     legacy_reduction,
@@ -26,7 +27,6 @@ from ._activation_common import (
     scalar_name,
     size_warning,
 )
-from ._activation_smooth import softplus
 from ._loss_margin import *  # noqa: F403
 from ._loss_margin import __all__ as _margin_all
 from ._loss_nll import *  # noqa: F403

@@ -12,9 +12,9 @@ from ..._ops.elementwise.conditional import where
 from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
-from ._activation_common import check_reduction, clamp_min, legacy_reduction, reduce_loss
-from ._activation_distance import pairwise_distance
 from ._activation_smooth import logsigmoid
+from ._common import check_reduction, clamp_min, legacy_reduction, reduce_loss
+from ._distance import pairwise_distance
 
 __all__ = [
     "cosine_embedding_loss",

@@ -16,14 +16,14 @@ from ..._ops.elementwise.arithmetic import div_scalar, mul_scalar
 from ..._ops.elementwise.conditional import where
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
-from ._activation_common import (
+from ._activation_softmax import log_softmax
+from ._common import (
     check_reduction,
     legacy_reduction,
     not_differentiable,
     reduce_loss,
     scalar_name,
 )
-from ._activation_softmax import log_softmax
 
 __all__ = ["cross_entropy", "nll_loss"]
 

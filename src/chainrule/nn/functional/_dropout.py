@@ -15,7 +15,7 @@ import numpy as np
 from ... import _creation
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor, legacy_type_name
-from ._activation_common import in_place, scalar_name
+from ._common import in_place, scalar_name
 
 __all__ = [
     "bilinear",

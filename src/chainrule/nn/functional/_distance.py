@@ -11,7 +11,7 @@ from ..._ops.elementwise.conditional import where
 from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import Primitive, wrap_dim
 from ..._tensor import Tensor
-from ._activation_common import clamp_min
+from ._common import clamp_min
 
 __all__ = ["cosine_similarity", "normalize", "pairwise_distance"]
 

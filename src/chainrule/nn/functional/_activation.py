@@ -25,14 +25,8 @@ from ._activation_smooth import __all__ as _smooth_all
 from ._activation_softmax import *  # noqa: F403
 from ._activation_softmax import __all__ as _softmax_all
 from ._common import NEGATIVE_SLOPE_INPLACE, float_only, in_place, stable_sigmoid
-from ._distance import *  # noqa: F403
-from ._distance import __all__ as _distance_all
-from ._dropout import *  # noqa: F403
-from ._dropout import __all__ as _layers_all
 
 __all__ = [
-    *_distance_all,
-    *_layers_all,
     *_smooth_all,
     *_softmax_all,
     "glu",

@@ -1,0 +1,149 @@
+"""Linear layers as functions: linear and bilinear.
+
+`linear` on a matrix is one op (PyTorch's addmm: `bias + input @ weight.T`), so
+the forward is a product and an add, and the backward two products and a sum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._ops.primitive import Primitive
+from ..._tensor import Tensor
+from ._common import scalar_name
+
+__all__ = ["bilinear", "linear"]
+
+
+# --- linear, bilinear ---------------------------------------------------------------------
+
+
+def _addmm_forward(bias: np.ndarray, mat1: np.ndarray, mat2: np.ndarray) -> np.ndarray:
+    out = np.matmul(mat1, mat2)
+    out += bias
+    return out
+
+
+def _linear_tangent(tangents: Sequence[Tensor | None], p: Any) -> Tensor:
+    """Forward mode's rule for bias + mat1 @ mat2: the bias's tangent plus the product rule.
+
+    (Not "multilinear": the bias is added, not multiplied.)
+    """
+    t_bias, t_mat1, t_mat2 = tangents
+    terms = []
+    if t_mat1 is not None:
+        terms.append(t_mat1.mm(p.mat2))
+    if t_mat2 is not None:
+        terms.append(p.mat1.mm(t_mat2))
+    if t_bias is not None:
+        terms.append(t_bias)
+    return sum(terms[1:], terms[0])
+
+
+_addmm = Primitive(
+    "AddmmBackward0",
+    _addmm_forward,
+    inputs=("self", "mat1", "mat2"),
+    grads=(
+        lambda g, n: g,
+        lambda g, n: g.mm(n.mat2.t()),
+        lambda g, n: n.mat1.t().mm(g),
+    ),
+    tangent=_linear_tangent,
+)
+
+
+def _check_bias(bias: Tensor, rows: int, cols: int) -> None:
+    """PyTorch's message when the bias does not broadcast to the (rows, cols) output."""
+    have = bias._data.shape
+    target = (rows, cols)
+    if len(have) > 2:
+        raise RuntimeError(
+            f"The expanded size of the tensor ({cols}) must match the existing size "
+            f"({have[-1]}) at non-singleton dimension 1.  Target sizes: {list(target)}.  "
+            f"Tensor sizes: {list(have)}"
+        )
+    for i in range(1, len(have) + 1):
+        if have[-i] != 1 and have[-i] != target[-i]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[-i]}) must match the existing size "
+                f"({have[-i]}) at non-singleton dimension {2 - i}.  Target sizes: "
+                f"{list(target)}.  Tensor sizes: {list(have)}"
+            )
+
+
+def _addmm_checked(bias: Tensor, input: Tensor, weight: Tensor) -> Tensor:
+    rows, inner = input._data.shape
+    cols, k = weight._data.shape
+    if inner != k:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{inner} and {k}x{cols})"
+        )
+    if bias._data.dtype != weight._data.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {scalar_name(bias)} and "
+            f"{scalar_name(weight)}"
+        )
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_c_name(input)} != "
+            f"{_c_name(weight)}"
+        )
+    _check_bias(bias, rows, cols)
+    return _addmm(bias, input, weight.t())
+
+
+def _c_name(t: Tensor) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long int"}.get(
+        t._data.dtype.name, t._data.dtype.name
+    )
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weight.T + bias, over any leading dims of input."""
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
+            f"{weight.ndim}D"
+        )
+    if bias is None:
+        return input.matmul(weight.t())
+    if weight.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {weight.ndim}-D tensor")
+    if input.ndim == 2:
+        return _addmm_checked(bias, input, weight)
+    # Other shapes go through a matrix, as in PyTorch (its graph shows the two views).
+    flat = input.reshape(-1, input._data.shape[-1])
+    out = _addmm_checked(bias, flat, weight)
+    return out.reshape(*input._data.shape[:-1], weight._data.shape[0])
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """out[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]."""
+    a, b, w = input1._data.shape, input2._data.shape, weight._data.shape
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}"
+        )
+    for d, (x, y) in enumerate(zip(a[:-1], b[:-1], strict=True)):
+        if x != y:
+            raise RuntimeError(
+                f"bilinear(): input batch dimensions do not match at dim {d}: got {x} and {y}"
+            )
+    if weight.ndim != 3:
+        raise RuntimeError(f"bilinear(): weight must be three-dimensional, got {weight.ndim}D")
+    if a[-1] != w[1]:
+        raise RuntimeError(
+            f"bilinear(): input1 size does not match weight size: got {a[-1]} but expected {w[1]}"
+        )
+    if b[-1] != w[2]:
+        raise RuntimeError(
+            f"bilinear(): input2 size does not match weight size: got {b[-1]} but expected {w[2]}"
+        )
+    # (..., 1, 1, I) @ (O, I, J) -> (..., O, 1, J), then contract J with input2.
+    left = input1.unsqueeze(-2).unsqueeze(-2).matmul(weight).squeeze(-2)
+    out = (left * input2.unsqueeze(-2)).sum(-1)
+    return out if bias is None else out + bias

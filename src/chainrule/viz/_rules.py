@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._ops.primitive import OpNode
+from .._ops.quiet import mute, unmute
 from ..autograd.function import BackwardCFunction
 from ..autograd.graph import AccumulateGrad, Node
 from ._summary import format_key, format_number
@@ -114,7 +115,8 @@ def _op_derivatives(node: OpNode, with_values: bool) -> list[Derivative]:
     saved = Saved(node)
     fields: dict[str, str] | None = None  # the parameters as text, made when a formula needs them
     out: list[Derivative] = []
-    with np.errstate(all="ignore"):  # 1/0 gives inf here, as it does in the rule itself
+    token = mute()  # 1/0 gives inf here, as it does in the rule itself
+    try:
         for i, step in enumerate(_plan(node)):
             entry = step.entry
             if step.fixed is not None or entry is None:
@@ -139,6 +141,8 @@ def _op_derivatives(node: OpNode, with_values: bool) -> list[Derivative]:
                 value = _value(entry.value, saved)
             formula = f"∂result/∂{step.name} = {text}"
             out.append(Derivative(step.name, formula, True, value, step.reads))
+    finally:
+        unmute(token)
     return out
 
 

@@ -18,6 +18,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import OpNode, Primitive, Rule, as_operands, scalar_tensor
+from ..quiet import quiet
 from .forwards import broadcast_error
 
 __all__ = [
@@ -200,8 +201,7 @@ def operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
         if type(v) is int and not _INT64.min <= v <= _INT64.max:
             raise OverflowError("int too big to convert")
     if any(type(v) is float for v in values):
-        with np.errstate(over="ignore"):
-            return as_operands(*values)
+        return quiet(as_operands, *values)
     return as_operands(*values)
 
 

@@ -16,6 +16,7 @@ from ... import _dtype
 from ..._creation import zeros_like
 from ..._tensor import Tensor
 from ..primitive import Primitive
+from ..quiet import quietly
 from .arithmetic import pow
 from .binary_common import (
     Binary,
@@ -30,6 +31,7 @@ from .binary_common import (
     pair_op,
 )
 from .conditional import where
+from .forwards import binary_forward
 
 __all__ = [
     "arctan2",
@@ -49,16 +51,6 @@ _LN2 = math.log(2.0)
 _BOTH = "Tensor input, Tensor other, *, Tensor out = None"
 _SECOND = "Tensor input, Number other, *, Tensor out = None"
 _FIRST = "Number self, Tensor other, *, Tensor out = None"
-
-
-def _quiet(np_fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    """A kernel computing `np_fn` in dtype `dt`, silent about inf and nan (as torch is)."""
-
-    def kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            return np.asarray(np_fn(a.astype(dt, copy=False), b.astype(dt, copy=False)))
-
-    return kernel
 
 
 def _zero(g: Tensor, n: Any) -> Tensor:
@@ -104,7 +96,7 @@ def _atan2_grad(g: Tensor, numerator: Tensor, x: Tensor, y: Tensor) -> Tensor:
 def _atan2_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     # float32 through float64: NumPy's float32 arctan2 is off by an ulp where torch's is not.
     wide = np.promote_types(dt, np.float64)
-    return _quiet(np.arctan2)(a, b, wide).astype(dt, copy=False)
+    return binary_forward(np.arctan2)(a, b, wide).astype(dt, copy=False)
 
 
 _atan2 = Binary(
@@ -124,7 +116,7 @@ atan2 = pair_op(
 arctan2 = pair_op("arctan2", _to_float(_atan2), "tensors", doc="Alias of atan2.")
 
 _hypot = Binary(
-    _quiet(np.hypot),  # without overflow for large inputs
+    binary_forward(np.hypot),  # without overflow for large inputs
     (lambda g, n: g * n.self / n.result, lambda g, n: g * n.other / n.result),
     "HypotBackward0",
 )
@@ -142,7 +134,7 @@ def _copysign_grad(g: Tensor, x: Tensor, result: Tensor) -> Tensor:
 
 
 _copysign = Binary(
-    _quiet(np.copysign),
+    binary_forward(np.copysign),
     (lambda g, n: _copysign_grad(g, n.self, n.result), _zero),
     "CopysignBackward0",
     "CopysignBackward1",
@@ -160,11 +152,11 @@ copysign = pair_op(
 
 
 def _xlogy_kernel(log: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    @quietly
     def kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
         a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
-        with np.errstate(all="ignore"):
-            # 0 where x is 0, unless y is nan; x * log(y) elsewhere.
-            return np.asarray(np.where((a == 0) & (b == b), np.zeros((), dt), a * log(b)))
+        # 0 where x is 0, unless y is nan; x * log(y) elsewhere.
+        return np.asarray(np.where((a == 0) & (b == b), np.zeros((), dt), a * log(b)))
 
     return kernel
 
@@ -232,7 +224,7 @@ xlog1py.__name__ = xlog1py.__qualname__ = "xlog1py"
 # --- logaddexp, logaddexp2 -----------------------------------------------------------------
 
 _logaddexp = Binary(
-    _quiet(np.logaddexp),
+    binary_forward(np.logaddexp),
     # 1 / (1 + exp(other - input)), as a sigmoid: no overflow for large differences.
     (
         lambda g, n: g * (n.self - n.other).sigmoid(),
@@ -247,7 +239,7 @@ logaddexp = pair_op(
     doc="log(exp(input) + exp(other)), without overflow.",
 )
 _logaddexp2 = Binary(
-    _quiet(np.logaddexp2),
+    binary_forward(np.logaddexp2),
     (
         lambda g, n: g * ((n.self - n.other) * _LN2).sigmoid(),
         lambda g, n: g * ((n.other - n.self) * _LN2).sigmoid(),
@@ -267,7 +259,7 @@ logaddexp2 = pair_op(
 # torch passes the gradient through to input (none where input equals other, and none
 # to other), as if the step were 0.
 _nextafter = Binary(
-    _quiet(np.nextafter),
+    binary_forward(np.nextafter),
     (lambda g, n: where(n.self == n.other, 0, g), _zero),
     "NextafterBackward0",
 )
@@ -313,11 +305,11 @@ inplace_pair_op(
 # --- ldexp ---------------------------------------------------------------------------------
 
 
+@quietly
 def _ldexp_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        if b.dtype.kind == "f":  # torch: input * 2**other, the power in other's dtype
-            return np.multiply(a.astype(dt, copy=False), np.exp2(b).astype(dt, copy=False))
-        return np.ldexp(a.astype(dt, copy=False), b.astype(np.int64, copy=False))  # exact
+    if b.dtype.kind == "f":  # torch: input * 2**other, the power in other's dtype
+        return np.multiply(a.astype(dt, copy=False), np.exp2(b).astype(dt, copy=False))
+    return np.ldexp(a.astype(dt, copy=False), b.astype(np.int64, copy=False))  # exact
 
 
 _ldexp = Binary(

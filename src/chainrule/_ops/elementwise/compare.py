@@ -13,6 +13,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Primitive, as_operands, tensor_method
+from ..quiet import quiet, quietly
 from .binary_common import (
     Binary,
     check_pair,
@@ -23,7 +24,7 @@ from .binary_common import (
     require_tensors,
 )
 from .conditional import where
-from .forwards import broadcast_error
+from .forwards import binary_forward, broadcast_error
 
 __all__ = [
     "allclose",
@@ -51,8 +52,7 @@ def _compare(np_fn: Any, name: str) -> Any:
     """A comparison or logical op: a bool tensor, outside the graph."""
 
     def compare(input: Tensor, other: Any) -> Tensor:
-        with np.errstate(over="ignore"):  # 1e300 against a float32 tensor is inf, quietly
-            _, (a, b) = as_operands(input, other)
+        _, (a, b) = quiet(as_operands, input, other)  # 1e300 against float32: inf, quietly
         return Tensor._make(np.asarray(np_fn(a._data, b._data)))
 
     compare.__name__ = name
@@ -66,13 +66,6 @@ le = _compare(np.less_equal, "le")
 gt = _compare(np.greater, "gt")
 ge = _compare(np.greater_equal, "ge")
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-
-
-def _same_dtype(np_fn: Any) -> Any:
-    def kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-        return np.asarray(np_fn(a.astype(dt, copy=False), b.astype(dt, copy=False)))
-
-    return kernel
 
 
 def _promoted(prim: Binary) -> Any:
@@ -95,7 +88,7 @@ def _smaller_grad(g: Tensor, mine: Tensor, theirs: Tensor) -> Tensor:
 
 
 _maximum = Binary(
-    _same_dtype(np.maximum),
+    binary_forward(np.maximum),
     (
         lambda g, n: _larger_grad(g, n.self, n.other),
         lambda g, n: _larger_grad(g, n.other, n.self),
@@ -103,7 +96,7 @@ _maximum = Binary(
     "MaximumBackward0",
 )
 _minimum = Binary(
-    _same_dtype(np.minimum),
+    binary_forward(np.minimum),
     (
         lambda g, n: _smaller_grad(g, n.self, n.other),
         lambda g, n: _smaller_grad(g, n.other, n.self),
@@ -166,6 +159,7 @@ def _tolerance(name: str, value: Any, op: str) -> float:
     return float(value)
 
 
+@quietly
 def _close(
     op: str, input: Tensor, other: Tensor, rtol: Any, atol: Any, equal_nan: bool
 ) -> np.ndarray:
@@ -178,17 +172,16 @@ def _close(
         shape = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
         raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
-    with np.errstate(all="ignore"):
-        close = np.broadcast_to(a == b, shape)
-        if equal_nan:
-            close = close | (np.isnan(a) & np.isnan(b))
-        if rtol == 0 and atol == 0:
-            return np.asarray(close)
-        if a.dtype.kind != "f":  # torch measures integers' distance in the default float
-            a, b = (x.astype(_dtype.get_default_dtype().np) for x in (a, b))
-        allowed = atol + np.abs(rtol * b)
-        actual = np.abs(a - b)
-        return np.asarray(close | (np.isfinite(actual) & (actual <= allowed)))
+    close = np.broadcast_to(a == b, shape)
+    if equal_nan:
+        close = close | (np.isnan(a) & np.isnan(b))
+    if rtol == 0 and atol == 0:
+        return np.asarray(close)
+    if a.dtype.kind != "f":  # torch measures integers' distance in the default float
+        a, b = (x.astype(_dtype.get_default_dtype().np) for x in (a, b))
+    allowed = atol + np.abs(rtol * b)
+    actual = np.abs(a - b)
+    return np.asarray(close | (np.isfinite(actual) & (actual <= allowed)))
 
 
 def isclose(

@@ -14,6 +14,7 @@ import numpy as np
 from ... import _dtype
 from ..._creation import zeros_like
 from ..._tensor import Tensor
+from ..quiet import quietly
 from .binary_common import (
     NUMBER,
     Binary,
@@ -36,39 +37,39 @@ def _ints(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> tuple[np.ndarray, np.nd
     return a, b
 
 
+@quietly
 def _floor_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     # NumPy's floor division rounds as torch's (and Python's): exact for integers,
     # fmod-based for floats; the smallest int divided by -1 wraps, as in torch.
     a, b = _ints(a, b, dt)
-    with np.errstate(all="ignore"):
-        return np.floor_divide(a, b)
+    return np.floor_divide(a, b)
 
 
+@quietly
 def _trunc_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     a, b = _ints(a, b, dt)
-    with np.errstate(all="ignore"):
-        if dt.kind == "f":
-            return np.trunc(np.true_divide(a, b))
-        # The floor, one up where the exact quotient is negative and not whole.
-        q = np.floor_divide(a, b)
-        inexact_negative = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
-        return q + inexact_negative.astype(dt)
+    if dt.kind == "f":
+        return np.trunc(np.true_divide(a, b))
+    # The floor, one up where the exact quotient is negative and not whole.
+    q = np.floor_divide(a, b)
+    inexact_negative = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+    return q + inexact_negative.astype(dt)
 
 
+@quietly
 def _remainder_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     a, b = _ints(a, b, dt)
-    with np.errstate(all="ignore"):
-        if dt.kind != "f":
-            return np.remainder(a, b)
-        # Not np.remainder: a zero result keeps the dividend's sign here, as in torch.
-        m = np.fmod(a, b)
-        return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+    if dt.kind != "f":
+        return np.remainder(a, b)
+    # Not np.remainder: a zero result keeps the dividend's sign here, as in torch.
+    m = np.fmod(a, b)
+    return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
 
 
+@quietly
 def _fmod_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     a, b = _ints(a, b, dt)
-    with np.errstate(all="ignore"):
-        return np.fmod(a, b)
+    return np.fmod(a, b)
 
 
 def _zero(g: Tensor, n: Any) -> Tensor:

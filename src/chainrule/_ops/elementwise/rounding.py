@@ -16,7 +16,8 @@ import numpy as np
 from ..._creation import zeros_like
 from ..._tensor import Tensor
 from ..primitive import Primitive, tensor_method
-from .unary_common import check_tensor, compute_dtype, inplace_form, quiet, scalar_type_name
+from ..quiet import quietly
+from .unary_common import check_tensor, compute_dtype, inplace_form, scalar_type_name
 
 __all__ = [
     "abs",
@@ -94,7 +95,7 @@ def _round_decimals(a: np.ndarray, decimals: int) -> np.ndarray:
 
 _round = Primitive("RoundBackward0", np.rint, grads=(_zero_grad,), tangent="elementwise")
 _round_to = Primitive(
-    "RoundBackward1", quiet(_round_decimals), grads=(_zero_grad,), tangent="elementwise"
+    "RoundBackward1", quietly(_round_decimals), grads=(_zero_grad,), tangent="elementwise"
 )
 
 
@@ -122,7 +123,7 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
 
 _frac = Primitive(
     "FracBackward0",
-    quiet(lambda a: a - np.trunc(a)),
+    quietly(lambda a: a - np.trunc(a)),
     grads=(lambda g, n: g,),
     tangent="elementwise",
 )
@@ -157,7 +158,7 @@ def sgn(input: Tensor) -> Tensor:
 
 _nan_to_num = Primitive(
     "NanToNumBackward0",
-    quiet(lambda a, **v: np.nan_to_num(a, nan=v["nan"], posinf=v["posinf"], neginf=v["neginf"])),
+    quietly(lambda a, **v: np.nan_to_num(a, nan=v["nan"], posinf=v["posinf"], neginf=v["neginf"])),
     grads=(lambda g, n: g * n.self.isfinite(),),
     tangent="elementwise",
 )

@@ -14,6 +14,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Primitive
+from ..quiet import quiet, quietly
 from .binary_common import (
     NUMBER,
     c_name,
@@ -47,28 +48,28 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return total, (a - (total - back)) + (b - back)
 
 
+@quietly
 def _fma(a: Any, b: Any, c: Any, dt: np.dtype) -> np.ndarray:
     """a * b + c rounded once, in `dt` (what a fused multiply-add gives)."""
     a, b, c = (np.asarray(x, np.float64) for x in (a, b, c))
-    with np.errstate(all="ignore"):
-        product = a * b
-        if dt != np.float64:
-            # The product of two float32s is exact in float64. The sum is rounded to
-            # odd there (an inexact result keeps an odd last bit), so that rounding
-            # it again to dt rounds as once.
-            total, error = _two_sum(product, c)
-            even = (total.view(np.int64) & 1) == 0
-            toward = np.where(error > 0, np.inf, -np.inf)
-            total = np.where((error != 0) & even, np.nextafter(total, toward), total)
-            return np.asarray(total).astype(dt)
-        (a_hi, a_lo), (b_hi, b_lo) = _split(a), _split(b)
-        product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-        total, sum_error = _two_sum(product, c)
-        fused = total + (sum_error + product_error)
-        # Overflow or inf in the splitting, or a sum of zeros (-0.0 + -0.0 is -0.0): the
-        # plain result is right there.
-        plain = ~np.isfinite(fused) | ((product == 0) & (c == 0))
-        return np.asarray(np.where(plain, total, fused))
+    product = a * b
+    if dt != np.float64:
+        # The product of two float32s is exact in float64. The sum is rounded to
+        # odd there (an inexact result keeps an odd last bit), so that rounding
+        # it again to dt rounds as once.
+        total, error = _two_sum(product, c)
+        even = (total.view(np.int64) & 1) == 0
+        toward = np.where(error > 0, np.inf, -np.inf)
+        total = np.where((error != 0) & even, np.nextafter(total, toward), total)
+        return np.asarray(total).astype(dt)
+    (a_hi, a_lo), (b_hi, b_lo) = _split(a), _split(b)
+    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    total, sum_error = _two_sum(product, c)
+    fused = total + (sum_error + product_error)
+    # Overflow or inf in the splitting, or a sum of zeros (-0.0 + -0.0 is -0.0): the
+    # plain result is right there.
+    plain = ~np.isfinite(fused) | ((product == 0) & (c == 0))
+    return np.asarray(np.where(plain, total, fused))
 
 
 def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -177,16 +178,14 @@ def _addcmul_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, 
     v = np.asarray(value).astype(dt)
     _broadcast(a.shape, t1.shape, t2.shape)
     if dt.kind != "f":
-        with np.errstate(over="ignore"):
-            return a + v * t1 * t2
+        return quiet(lambda: a + v * t1 * t2)  # integers wrap, as in torch
     return _fma(v * t1, t2, a, dt)
 
 
 def _addcdiv_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, dt: Any) -> Any:
     a, t1, t2 = (x.astype(dt, copy=False) for x in (a, t1, t2))
     _broadcast(a.shape, t1.shape, t2.shape)
-    with np.errstate(all="ignore"):
-        return a + np.asarray(value, dt) * t1 / t2
+    return quiet(lambda: a + np.asarray(value, dt) * t1 / t2)
 
 
 _addcmul = Primitive(

@@ -13,6 +13,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dim, wrap_dims
+from ..quiet import quiet
 from .common import scalar_name
 from .spectral import svdvals
 
@@ -33,8 +34,8 @@ def _vector_norm_forward(
         return np.sum(a, axis=dim, keepdims=keepdim)
     if ord == 2:
         return np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
-    with np.errstate(divide="ignore"):  # 0 ** negative order is inf, as its norm wants
-        return np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1 / ord)
+    # 0 ** negative order is inf, as its norm wants
+    return quiet(lambda: np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1 / ord))
 
 
 def _vector_norm_grad(g: Tensor, x: Tensor, norm: Tensor, n: Any) -> Tensor | None:

@@ -10,6 +10,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive
+from ..quiet import quietly
 from .common import (
     check_float,
     check_matrix,
@@ -129,14 +130,14 @@ def _triangular_forward(
     return np.swapaxes(x, -1, -2) if not left else x
 
 
+@quietly  # a zero pivot gives inf and nan, as in PyTorch
 def _substitute(a: np.ndarray, b: np.ndarray, upper: bool) -> np.ndarray:
     """Back (upper) or forward substitution, one row at a time over the whole batch."""
     n = a.shape[-1]
     x = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:], dtype=a.dtype)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for i in range(n - 1, -1, -1) if upper else range(n):
-            done = np.einsum("...k,...kj->...j", a[..., i, :], x)
-            x[..., i, :] = (b[..., i, :] - done) / a[..., i, i, None]
+    for i in range(n - 1, -1, -1) if upper else range(n):
+        done = np.einsum("...k,...kj->...j", a[..., i, :], x)
+        x[..., i, :] = (b[..., i, :] - done) / a[..., i, i, None]
     return x
 
 

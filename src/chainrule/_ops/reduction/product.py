@@ -12,6 +12,7 @@ from ..._creation import ones_like
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, tensor_method, wrap_dim
+from ..quiet import quietly
 from ..shape.views import cat
 from .common import (
     bind,
@@ -110,22 +111,22 @@ overloaded_method("prod", _prod)
 # --- norm ---------------------------------------------------------------------------------
 
 
+@quietly  # 0 ** negative order is inf, and large entries overflow to it, as in PyTorch
 def _vector_norm_forward(
     a: np.ndarray, ord: float, dim: Any, keepdim: bool, dt: Any, single: bool, **_: Any
 ) -> Any:
     a = np.abs(a.astype(dt, copy=False))
-    with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        if ord == math.inf or (single and ord != 0):  # the norm of one number is its size
-            return np.max(a, axis=dim, keepdims=keepdim, initial=0)
-        if ord == -math.inf:
-            return np.min(a, axis=dim, keepdims=keepdim, initial=math.inf)
-        if ord == 0:
-            return np.sum(a != 0, axis=dim, keepdims=keepdim, dtype=dt)
-        if ord == 1:
-            return np.sum(a, axis=dim, keepdims=keepdim)
-        if ord == 2:
-            return np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
-        return np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1 / ord)
+    if ord == math.inf or (single and ord != 0):  # the norm of one number is its size
+        return np.max(a, axis=dim, keepdims=keepdim, initial=0)
+    if ord == -math.inf:
+        return np.min(a, axis=dim, keepdims=keepdim, initial=math.inf)
+    if ord == 0:
+        return np.sum(a != 0, axis=dim, keepdims=keepdim, dtype=dt)
+    if ord == 1:
+        return np.sum(a, axis=dim, keepdims=keepdim)
+    if ord == 2:
+        return np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
+    return np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1 / ord)
 
 
 def _norm_grad(g: Tensor, x: Tensor, norm: Tensor, n: Any) -> Tensor | None:

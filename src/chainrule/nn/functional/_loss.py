@@ -16,6 +16,7 @@ from ... import _dtype
 from ..._ops.elementwise.conditional import where
 from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import Primitive
+from ..._ops.quiet import quiet
 from ..._tensor import Tensor
 from ._activation_smooth import softplus
 from ._common import (
@@ -64,8 +65,7 @@ def _loss_op(name: str, pointwise: Any, grad_self: Any, grad_target: Any = None)
     def forward(
         x: np.ndarray, t: np.ndarray, reduction: str, dt: np.dtype, count: int, **params: Any
     ) -> Any:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            loss = pointwise(x.astype(dt, copy=False), t.astype(dt, copy=False), **params)
+        loss = quiet(pointwise, x.astype(dt, copy=False), t.astype(dt, copy=False), **params)
         return _reduced(np.asarray(loss, dtype=dt), reduction)
 
     return Primitive(name, forward, inputs=("self", "target"), grads=(grad_self, grad_target))

@@ -15,6 +15,7 @@ from ... import _dtype
 from ..._ops.elementwise.arithmetic import div_scalar, mul_scalar
 from ..._ops.elementwise.conditional import where
 from ..._ops.primitive import Primitive
+from ..._ops.quiet import quiet
 from ..._tensor import Tensor
 from ._activation_softmax import log_softmax
 from ._common import (
@@ -37,8 +38,7 @@ def _nll_forward(
     out = np.sum(losses, dtype=x.dtype)
     if reduction == "sum":
         return out
-    with np.errstate(invalid="ignore", divide="ignore"):  # every target ignored: nan
-        return np.asarray(out / total, dtype=x.dtype)
+    return quiet(lambda: np.asarray(out / total, dtype=x.dtype))  # every target ignored: nan
 
 
 def _nll_backward_forward(

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._ops.quiet import quietly
 from ..._tensor import Tensor
 from ._spatial_common import OptionalInputs, scalar_name, shape_list
 
@@ -21,14 +22,14 @@ __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
 Dims = tuple[int, ...]
 
 
+@quietly  # (no values: nan, quietly)
 def _moments(x: np.ndarray, dims: Dims, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean, biased variance and the standardised `x` over `dims` (kept as size 1)."""
     count = math.prod(x.shape[d] for d in dims)
-    with np.errstate(invalid="ignore", divide="ignore"):  # (no values: nan, quietly)
-        mean = x.sum(dims, keepdims=True) / x.dtype.type(count)
-        centred = x - mean
-        var = (centred * centred).sum(dims, keepdims=True) / x.dtype.type(count)
-        return mean, var, centred / np.sqrt(var + eps)
+    mean = x.sum(dims, keepdims=True) / x.dtype.type(count)
+    centred = x - mean
+    var = (centred * centred).sum(dims, keepdims=True) / x.dtype.type(count)
+    return mean, var, centred / np.sqrt(var + eps)
 
 
 def _affine(y: np.ndarray, weight: Any, bias: Any, shape: Sequence[int]) -> np.ndarray:
@@ -204,8 +205,7 @@ def _update_running(
     dims = _channel_dims(x.ndim)
     mean, var, _ = _moments(x, dims, eps)
     count = x.size // max(x.shape[1], 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        unbiased = var.reshape(-1) * (count / (count - 1)) if count > 1 else var.reshape(-1)
+    unbiased = var.reshape(-1) * (count / (count - 1)) if count > 1 else var.reshape(-1)
     rm, rv = running_mean._data, running_var._data
     rm[...] = ((1 - momentum) * rm + momentum * mean.reshape(-1)).reshape(rm.shape)
     rv[...] = ((1 - momentum) * rv + momentum * unbiased).reshape(rv.shape)

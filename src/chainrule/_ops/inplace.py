@@ -9,7 +9,7 @@ saved the old value refuse to use it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import forward_ad as _forward_ad
 from ..autograd import grad_mode
+from .broadcasting import broadcast_shapes
 from .primitive import Primitive
 from .view_tracking import regenerate_view_node
 
@@ -77,18 +78,23 @@ def check_writable(t: Tensor) -> None:
         raise RuntimeError(LEAF_VIEW_INPLACE)
 
 
-def check_castable(t: Tensor, new: np.ndarray) -> None:
-    src, dst = new.dtype, t._data.dtype
-    if (src.kind == "f" and dst.kind in "iub") or (src.kind in "iu" and dst.kind == "b"):
-        names = {"f": "Float", "i": "Long", "u": "Byte", "b": "Bool"}
+def check_castable(result: Any, out: Any) -> None:
+    """PyTorch's error when an in-place op's result dtype is of a higher kind (bool, then
+    integer, then float) than the tensor it is written into. Either is a chainrule or a
+    NumPy dtype."""
+    if _dtype.to_dtype(result)._category > _dtype.to_dtype(out)._category:
         raise RuntimeError(
-            f"result type {_scalar_name(src)} can't be cast to the desired output type "
-            f"{_scalar_name(dst) if dst.kind != 'b' else names['b']}"
+            f"result type {_dtype.scalar_name(result)} can't be cast to the desired output "
+            f"type {_dtype.scalar_name(out)}"
         )
 
 
-def _scalar_name(d: np.dtype) -> str:
-    return _dtype.scalar_name(d)
+def _check_shape(t: Tensor, shape: tuple[int, ...]) -> None:
+    if shape != t._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
+            f"{list(shape)}"
+        )
 
 
 copy_slices = Primitive(
@@ -134,12 +140,29 @@ def into_base(
     base._requires_grad = True
 
 
-def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
-    """Run `compute` on `t`'s current value and write the result into `t` (see the Note)."""
+def apply_inplace(
+    t: Tensor,
+    compute: Callable[[Tensor], Tensor],
+    operands: Sequence[Any] = (),
+    promoted: Any = None,
+) -> Tensor:
+    """PyTorch's in-place op: `compute` run on `t`'s current value, checked as PyTorch
+    checks, and written into `t` (see the Note). Every in-place op comes through here.
+
+    Before computing: the op's other inputs (`operands`: tensors or numbers) must
+    broadcast to `t`'s shape, and `promoted`, the dtype an op that promotes computes
+    in, must cast to `t`'s dtype. After: the result must have `t`'s shape, and a dtype
+    `t` can hold.
+    """
     check_writable(t)
+    if operands:
+        shapes = [v._data.shape for v in operands if isinstance(v, Tensor)]
+        _check_shape(t, broadcast_shapes(t._data.shape, *shapes))
+    if promoted is not None:
+        check_castable(promoted, t._data.dtype)
     if not grad_mode.is_grad_enabled():
         new = compute(t)
-        check_castable(t, new._data)
+        _check_result(t, new)
         t._data[...] = new._data
         update_tangent(t, new, ...)
         bump_version(t)
@@ -149,7 +172,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
         # A copy: `t`'s tangent is about to be overwritten, and nodes may save `old`.
         _forward_ad.set_tangent(old, _forward_ad._without_push(tangent.clone))
     new = compute(old)
-    check_castable(t, new._data)
+    _check_result(t, new)
     if new._requires_grad:
         check_multi_view(t, records=True)
     t._data[...] = new._data
@@ -158,6 +181,11 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
         _rebase(t, new)
     bump_version(t)
     return t
+
+
+def _check_result(t: Tensor, new: Tensor) -> None:
+    _check_shape(t, new._data.shape)
+    check_castable(new._data.dtype, t._data.dtype)
 
 
 def bump_version(t: Tensor) -> None:

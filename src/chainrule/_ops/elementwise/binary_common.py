@@ -19,18 +19,15 @@ from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import OpNode, Primitive, Rule, as_operands, scalar_tensor
 from ..quiet import quiet
-from .forwards import broadcast_error
 
 __all__ = [
     "NUMBER",
     "Binary",
     "Undifferentiable",
     "c_name",
-    "check_cast",
     "check_pair",
     "dunder",
     "float_result",
-    "inplace",
     "inplace_pair_op",
     "invalid_arguments",
     "is_number",
@@ -178,9 +175,8 @@ def inplace_pair_op(
 
     def method(self: Tensor, other: Any) -> Tensor:
         check_pair(f"{op}_", self, other, accepts, expected, method=True, names=names)
-        if check_promotion:
-            check_cast(operands(self, other)[0], self.dtype)
-        return inplace(self, (other,), lambda old: impl(old, other))
+        promoted = operands(self, other)[0] if check_promotion else None
+        return apply_inplace(self, lambda old: impl(old, other), (other,), promoted)
 
     method.__name__ = method.__qualname__ = f"{op}_"
     setattr(Tensor, f"{op}_", method)
@@ -341,33 +337,3 @@ def dunder(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[.
         return fn(other, self) if reflected else fn(self, other)
 
     return op
-
-
-# --- in place ------------------------------------------------------------------------------
-
-
-def check_cast(result: _dtype.dtype, out: _dtype.dtype) -> None:
-    """torch's error when an in-place op's result dtype is of a higher kind than the tensor's."""
-    if result._category > out._category:
-        raise RuntimeError(
-            f"result type {legacy_name(result)} can't be cast to the desired output type "
-            f"{legacy_name(out)}"
-        )
-
-
-def inplace(self: Tensor, others: Sequence[Any], compute: Callable[[Tensor], Tensor]) -> Tensor:
-    """Write `compute(self)` into `self`, after torch's checks that its shape can hold it."""
-    shape = tuple(self._data.shape)
-    for other in others:
-        if isinstance(other, Tensor):
-            theirs = tuple(other._data.shape)
-            try:
-                shape = np.broadcast_shapes(shape, theirs)
-            except ValueError:
-                raise RuntimeError(broadcast_error(shape, theirs)) from None
-    if shape != tuple(self._data.shape):
-        raise RuntimeError(
-            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-            f"{list(shape)}"
-        )
-    return apply_inplace(self, compute)

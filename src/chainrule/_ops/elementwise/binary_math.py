@@ -15,6 +15,7 @@ import numpy as np
 from ... import _dtype
 from ..._creation import zeros_like
 from ..._tensor import Tensor
+from ..inplace import apply_inplace
 from ..primitive import Primitive
 from ..quiet import quietly
 from .arithmetic import pow
@@ -23,7 +24,6 @@ from .binary_common import (
     Undifferentiable,
     check_pair,
     float_result,
-    inplace,
     inplace_pair_op,
     legacy_name,
     not_implemented_for,
@@ -335,7 +335,7 @@ def _ldexp_(self: Tensor, other: Any) -> Tensor:
         raise RuntimeError(
             f"ldexp can't be cast to the desired output type {legacy_name(self.dtype)}"
         )
-    return inplace(self, (other,), lambda old: _ldexp_impl(old, other))
+    return apply_inplace(self, lambda old: _ldexp_impl(old, other), (other,))
 
 
 setattr(Tensor, "ldexp_", _ldexp_)
@@ -379,7 +379,7 @@ def _float_power_(self: Tensor, exponent: Any) -> Tensor:
             f"the base given to float_power_ has dtype {legacy_name(self.dtype)} but the "
             "operation's result requires dtype Double"
         )
-    return inplace(self, (exponent,), lambda old: _float_power_impl(old, exponent))
+    return apply_inplace(self, lambda old: _float_power_impl(old, exponent), (exponent,))
 
 
 setattr(Tensor, "float_power_", _float_power_)

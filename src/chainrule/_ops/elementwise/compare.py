@@ -12,12 +12,12 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from ..inplace import apply_inplace
 from ..primitive import Primitive, as_operands, tensor_method
 from ..quiet import quiet, quietly
 from .binary_common import (
     Binary,
     check_pair,
-    inplace,
     legacy_name,
     operands,
     pair_op,
@@ -295,7 +295,7 @@ def _inplace_compare(name: str, np_fn: Any) -> Any:
 
     def method(self: Tensor, other: Any) -> Tensor:
         check_pair(f"{name}_", self, other, "number second", _COMPARE_SIGNATURES, method=True)
-        return inplace(self, (other,), lambda old: compute(old, other))
+        return apply_inplace(self, lambda old: compute(old, other), (other,))
 
     method.__name__ = method.__qualname__ = f"{name}_"
     return method

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..broadcasting import broadcast_error
 from ..quiet import mute, unmute
 
 __all__ = [
@@ -34,21 +35,6 @@ def binary_forward(np_fn: Any) -> Any:
             unmute(token)
 
     return forward
-
-
-def broadcast_error(a: tuple[int, ...], b: tuple[int, ...]) -> str:
-    """PyTorch's message for shapes that do not broadcast (the last clashing dim is named)."""
-    ndim = max(len(a), len(b))
-    for i in range(ndim - 1, -1, -1):
-        offset = ndim - 1 - i
-        sa = a[len(a) - 1 - offset] if offset < len(a) else 1
-        sb = b[len(b) - 1 - offset] if offset < len(b) else 1
-        if sa != sb and sa != 1 and sb != 1:
-            return (
-                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-                f"non-singleton dimension {i}"
-            )
-    return f"shapes {list(a)} and {list(b)} cannot be broadcast together"
 
 
 def float_unary_forward(np_fn: Any) -> Any:

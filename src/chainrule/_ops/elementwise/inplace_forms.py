@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import Primitive, as_operands
@@ -143,13 +142,10 @@ deg2rad_, rad2deg_, sinc_, logit_ = map(_inplace, (deg2rad, rad2deg, sinc, logit
 
 
 def _inplace_binary(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    # PyTorch's order: the arguments (as_operands' TypeError), the op's own checks (sub's
+    # of bools), then the shape and dtype of the result.
     def op(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
-        dt, _ = as_operands(self, other)
-        if dt._category > self.dtype._category:
-            raise RuntimeError(
-                f"result type {_dtype.scalar_name(dt.np)} can't be cast to the desired output type "
-                f"{_dtype.scalar_name(self._data.dtype)}"
-            )
+        as_operands(self, other)
         return apply_inplace(self, lambda old: fn(old, other, **kwargs))
 
     op.__name__ = name

@@ -13,12 +13,12 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from ..inplace import apply_inplace
 from ..primitive import Primitive
 from ..quiet import quiet, quietly
 from .binary_common import (
     NUMBER,
     c_name,
-    inplace,
     invalid_arguments,
     not_implemented_for,
     operands,
@@ -161,7 +161,7 @@ def _lerp_method(self: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 def _lerp_(self: Tensor, end: Tensor, weight: Any) -> Tensor:
     _check_lerp("lerp_", self, end, weight, method=True)
-    return inplace(self, (end, weight), lambda old: _lerp(old, end, weight))
+    return apply_inplace(self, lambda old: _lerp(old, end, weight), (end, weight))
 
 
 _lerp_method.__name__ = _lerp_method.__qualname__ = "lerp"
@@ -261,8 +261,8 @@ def _pointwise_methods(op: str) -> None:
 
     def method_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
         require_tensors(f"{op}_", tensor1=tensor1, tensor2=tensor2)
-        return inplace(
-            self, (tensor1, tensor2), lambda old: _pointwise(op, old, tensor1, tensor2, value)
+        return apply_inplace(
+            self, lambda old: _pointwise(op, old, tensor1, tensor2, value), (tensor1, tensor2)
         )
 
     for f, name in ((method, op), (method_, f"{op}_")):

@@ -95,16 +95,7 @@ def inplace_form(fn: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     """`name` (e.g. "exp_") as a Tensor method and function: `fn` computed, written in place."""
 
     def op(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        def compute(old: Tensor) -> Tensor:
-            new = fn(old, *args, **kwargs)
-            if new._data.shape != old._data.shape:
-                raise RuntimeError(
-                    f"output with shape {list(old._data.shape)} doesn't match the broadcast "
-                    f"shape {list(new._data.shape)}"
-                )
-            return new
-
-        return apply_inplace(input, compute)
+        return apply_inplace(input, lambda old: fn(old, *args, **kwargs))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"In-place `{fn.__name__}`: writes the result into `input` and returns it."

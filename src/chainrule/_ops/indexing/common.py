@@ -84,23 +84,10 @@ def pad_to(g: Tensor, shape: Any) -> Tensor:
 
 
 def inplace_method(name: str, fn: Callable[..., Tensor]) -> None:
-    """`x.name(...)` (as `scatter_`): `fn`'s checks and result, written into `x`.
-
-    The result must keep `x`'s shape: a mask or index that broadcasts it larger
-    fails, as in PyTorch, before anything is written.
-    """
+    """`x.name(...)` (as `scatter_`): `fn`'s checks and result, written into `x`."""
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        def compute(old: Tensor) -> Tensor:
-            out = fn(old, *args, **kwargs)
-            if out._data.shape != self._data.shape:
-                raise RuntimeError(
-                    f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-                    f"{list(out.shape)}"
-                )
-            return out
-
-        return apply_inplace(self, compute)
+        return apply_inplace(self, lambda old: fn(old, *args, **kwargs))
 
     method.__name__ = name
     setattr(Tensor, name, method)

@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 
 from ..._ops.elementwise.conditional import where
+from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from ._activation_erf import erf, erf_array
-from ._common import NEGATIVE_SLOPE_INPLACE, float_only, in_place, stable_sigmoid
+from ._common import NEGATIVE_SLOPE_INPLACE, float_only, stable_sigmoid
 
 __all__ = [
     "celu",
@@ -83,7 +84,7 @@ def _elu_family(
 ) -> Tensor:
     float_only(input, kernel)
     if inplace:
-        return in_place(input, lambda old: ops[1](old, **params))
+        return apply_inplace(input, lambda old: ops[1](old, **params))
     return ops[0](input, **params)
 
 
@@ -175,7 +176,7 @@ _silu = Primitive(
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """input * sigmoid(input)."""
     float_only(input, "silu_cpu")
-    return in_place(input, _silu) if inplace else _silu(input)
+    return apply_inplace(input, _silu) if inplace else _silu(input)
 
 
 def _mish_forward(a: np.ndarray) -> np.ndarray:
@@ -194,7 +195,7 @@ _mish = Primitive("MishBackward0", _mish_forward, grads=(_mish_rule,), tangent="
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """input * tanh(softplus(input))."""
     float_only(input, "mish_cpu")
-    return in_place(input, _mish) if inplace else _mish(input)
+    return apply_inplace(input, _mish) if inplace else _mish(input)
 
 
 def _softplus_forward(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:

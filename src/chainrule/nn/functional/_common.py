@@ -7,14 +7,12 @@ the node names PyTorch records (as the elementwise `mul_scalar` and `div_scalar`
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ... import _dtype
 from ..._ops.elementwise.conditional import where
-from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from ...autograd import grad_mode
@@ -43,11 +41,6 @@ def not_differentiable(function: str, **inputs: Tensor | None) -> None:
                 f"The function '{function}' is not differentiable with respect to argument "
                 f"'{name}'. This input cannot have requires_grad True."
             )
-
-
-def in_place(input: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
-    """Run `compute` on `input` and write the result into it (chainrule's in-place protocol)."""
-    return apply_inplace(input, compute)
 
 
 def stable_sigmoid(a: np.ndarray) -> np.ndarray:

@@ -7,8 +7,9 @@ import warnings
 import numpy as np
 
 from ... import _creation
+from ..._ops.inplace import apply_inplace as in_place
 from ..._tensor import Tensor
-from ._common import in_place, scalar_name
+from ._common import scalar_name
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
 

@@ -1,4 +1,5 @@
-"""Shared pieces of the binary family: torch's argument errors, operand promotion, in-place checks.
+"""Shared pieces of the binary family: torch's argument errors, the one way to declare a
+binary op (`Binary`), and the function, method and in-place method made from it.
 
 Also the three graph nodes one binary op may record, as torch does: one for two
 tensors, one for a tensor and a number (the number is no input, so the node has
@@ -18,7 +19,6 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import OpNode, Primitive, Rule, as_operands, scalar_tensor
-from ..quiet import quiet
 
 __all__ = [
     "NUMBER",
@@ -33,7 +33,6 @@ __all__ = [
     "is_number",
     "legacy_name",
     "not_implemented_for",
-    "operands",
     "pair_op",
     "require_tensors",
 ]
@@ -175,7 +174,7 @@ def inplace_pair_op(
 
     def method(self: Tensor, other: Any) -> Tensor:
         check_pair(f"{op}_", self, other, accepts, expected, method=True, names=names)
-        promoted = operands(self, other)[0] if check_promotion else None
+        promoted = as_operands(self, other)[0] if check_promotion else None
         return apply_inplace(self, lambda old: impl(old, other), (other,), promoted)
 
     method.__name__ = method.__qualname__ = f"{op}_"
@@ -183,22 +182,7 @@ def inplace_pair_op(
     return method
 
 
-# --- operands ------------------------------------------------------------------------------
-
-_INT64 = np.iinfo(np.int64)
-
-
-def operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
-    """`as_operands`, with torch's OverflowError for Python ints no int64 holds.
-
-    A float too large for a float32 tensor's dtype becomes inf quietly, as in torch.
-    """
-    for v in values:
-        if type(v) is int and not _INT64.min <= v <= _INT64.max:
-            raise OverflowError("int too big to convert")
-    if any(type(v) is float for v in values):
-        return quiet(as_operands, *values)
-    return as_operands(*values)
+# --- dtypes ---------------------------------------------------------------------------------
 
 
 def float_result(dt: _dtype.dtype) -> _dtype.dtype:
@@ -254,7 +238,7 @@ class Undifferentiable:
         return prim(*edges, arrays=[t._data for t in tensors], **params)
 
 
-Kernel = Callable[[np.ndarray, np.ndarray, np.dtype], np.ndarray]
+Kernel = Callable[..., np.ndarray]
 
 
 def _node(
@@ -263,25 +247,32 @@ def _node(
     forward: Callable[..., Any],
     inputs: tuple[str, ...],
     rules: Sequence[Rule | None],
-) -> Callable[..., Tensor] | None:
+    tangent: Any = "elementwise",  # forward mode applies each rule to its input's tangent
+) -> Any:
     if name is None:
         return None
     if name == "NotImplemented":
         return Undifferentiable(aten, forward, inputs)
-    # Elementwise: forward mode applies each rule to its input's tangent.
-    return Primitive(name, forward, grads=rules, inputs=inputs, tangent="elementwise")
+    return Primitive(name, forward, grads=rules, inputs=inputs, tangent=tangent)
 
 
 @dataclass
 class Binary:
-    """An elementwise binary op as torch records it, with a node for each operand pattern.
+    """An elementwise binary op as torch records it, with a node for each operand pattern:
+    the one way to declare a binary op.
 
-    `kernel(a, b, dt)` computes on arrays in dtype `dt`. The two `rules` read
-    `n.self` and `n.other`: a saved input or, when that side was a number, a
-    0-d tensor among the node's parameters. When the number comes first, the
-    tensor's rule is `first_rule`, which reads the number as `n.input` (a
-    parameter cannot be called `self`). A node name of None means torch has no
-    such form; "NotImplemented" that it has no derivative for it.
+    `kernel(a, b, dt, **params)` computes on arrays in dtype `dt` (`binary_forward`
+    makes one from a NumPy ufunc). The two `rules` read the inputs by their names,
+    `inputs` (`n.self` and `n.other`): a saved input or, when that side was a
+    number, a 0-d tensor among the node's parameters. When the number comes first,
+    the tensor's rule is `first_rule`, which reads the number by the name
+    `first_number` (`n.input`: a parameter cannot be called `self`). A node name of
+    None means torch has no such form; "NotImplemented" that it has no derivative
+    for it. `tangent` is forward mode's rule for the two-tensor node (see
+    `Primitive`); the others are elementwise.
+
+    `both`, `second` and `first` are the nodes for two tensors, a number second
+    and a number first; calling the Binary picks one.
     """
 
     kernel: Kernel
@@ -291,28 +282,29 @@ class Binary:
     number_first: str | None = None
     first_rule: Rule | None = None
     aten: str = ""
+    inputs: tuple[str, str] = ("self", "other")
+    tangent: Any = "elementwise"
+    first_number: str = "input"
 
     def __post_init__(self) -> None:
         k, (self_rule, other_rule) = self.kernel, self.rules
-        self._both = _node(
-            self.tensors,
-            self.aten,
-            lambda a, b, dt, **_: k(a, b, dt),
-            ("self", "other"),
-            (self_rule, other_rule),
+        # Two tensors: the kernel is the forward itself (no call in between: `a * b` runs it).
+        self.both = _node(
+            self.tensors, self.aten, k, self.inputs, (self_rule, other_rule), self.tangent
         )
-        self._second = _node(
+        self.second = _node(
             self.number_second,
             self.aten,
-            lambda a, other, dt, **_: k(a, other._data, dt),
-            ("self",),
+            lambda a, other, dt, **p: k(a, other._data, dt, **p),
+            self.inputs[:1],
             (self_rule,),
         )
-        self._first = _node(
+        number = self.first_number
+        self.first = _node(
             self.number_first,
             self.aten,
-            lambda b, input, dt, **_: k(input._data, b, dt),
-            ("other",),
+            lambda b, dt, **p: k(p.pop(number)._data, b, dt, **p),
+            self.inputs[1:],
             (self.first_rule,),
         )
 
@@ -320,12 +312,13 @@ class Binary:
         """The op on tensors or a tensor and a number (either side), computing in `dt`."""
         if isinstance(other, Tensor):
             if isinstance(input, Tensor):
-                assert self._both is not None
-                return self._both(input, other, dt=dt.np, **params)
-            assert self._first is not None
-            return self._first(other, input=scalar_tensor(input, dt), dt=dt.np, **params)
-        assert self._second is not None
-        return self._second(input, other=scalar_tensor(other, dt), dt=dt.np, **params)
+                assert self.both is not None
+                return self.both(input, other, dt=dt.np, **params)
+            assert self.first is not None
+            number = {self.first_number: scalar_tensor(input, dt)}
+            return self.first(other, dt=dt.np, **number, **params)
+        assert self.second is not None
+        return self.second(input, other=scalar_tensor(other, dt), dt=dt.np, **params)
 
 
 def dunder(fn: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[..., Any]:

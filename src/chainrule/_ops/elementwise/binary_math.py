@@ -16,7 +16,7 @@ from ... import _dtype
 from ..._creation import zeros_like
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Primitive
+from ..primitive import Primitive, as_operands
 from ..quiet import quietly
 from .arithmetic import pow
 from .binary_common import (
@@ -27,7 +27,6 @@ from .binary_common import (
     inplace_pair_op,
     legacy_name,
     not_implemented_for,
-    operands,
     pair_op,
 )
 from .conditional import where
@@ -66,7 +65,7 @@ def _floats_only(kernel: str, prim: Binary) -> Callable[[Any, Any], Tensor]:
     """An op torch computes for floating-point dtypes only."""
 
     def impl(input: Tensor, other: Tensor) -> Tensor:
-        dt, _ = operands(input, other)
+        dt, _ = as_operands(input, other)
         if not dt.is_floating_point:
             raise not_implemented_for(kernel, dt)
         return prim(input, other, dt)
@@ -78,7 +77,7 @@ def _to_float(prim: Binary) -> Callable[[Any, Any], Tensor]:
     """An op whose integer operands give the default float."""
 
     def impl(input: Any, other: Any) -> Tensor:
-        dt, _ = operands(input, other)
+        dt, _ = as_operands(input, other)
         return prim(input, other, float_result(dt))
 
     return impl
@@ -322,7 +321,7 @@ _ldexp = Binary(
 def _ldexp_impl(input: Tensor, other: Tensor) -> Tensor:
     if input.dtype.is_floating_point and other.dtype is _dtype.bool_:
         raise not_implemented_for("ldexp_cpu_exp", other.dtype)
-    dt, _ = operands(input, other)
+    dt, _ = as_operands(input, other)
     return _ldexp(input, other, float_result(dt))
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ... import _dtype
 from ..._creation import zeros_like
 from ..._tensor import Tensor
+from ..primitive import as_operands
 from ..quiet import quietly
 from .binary_common import (
     NUMBER,
@@ -22,7 +23,6 @@ from .binary_common import (
     inplace_pair_op,
     invalid_arguments,
     not_implemented_for,
-    operands,
     pair_op,
 )
 
@@ -126,7 +126,7 @@ def div_rounded(input: Any, other: Any, rounding_mode: Any) -> Tensor:
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"
         )
-    dt, (a, b) = operands(input, other)
+    dt, (a, b) = as_operands(input, other)
     if dt is _dtype.bool_:
         raise not_implemented_for(f"div_{rounding_mode}_cpu", dt)
     return _div_rounded[rounding_mode](a, b, dt)
@@ -136,7 +136,7 @@ def _checked(op: str, kernel_name: str, prim: Binary) -> Any:
     """The op on operands already checked: torch's dtype refusals, then the node."""
 
     def impl(input: Any, other: Any) -> Tensor:
-        dt, (a, _) = operands(input, other)
+        dt, (a, _) = as_operands(input, other)
         if dt is _dtype.bool_:
             raise not_implemented_for(kernel_name, dt)
         if not isinstance(other, Tensor) and not isinstance(input, Tensor):

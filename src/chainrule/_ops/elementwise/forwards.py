@@ -30,11 +30,21 @@ def binary_forward(np_fn: Any) -> Any:
             # Unsafe: a 0-d int8 with a uint8 tensor computes in uint8, wrapping, as PyTorch.
             return np_fn(a, b, dtype=dt, casting="unsafe")
         except ValueError:
+            if _broadcast(a.shape, b.shape):
+                raise  # NumPy's own refusal (an integer to a negative integer power)
             raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
         finally:
             unmute(token)
 
     return forward
+
+
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    try:
+        np.broadcast_shapes(a, b)
+    except ValueError:
+        return False
+    return True
 
 
 def float_unary_forward(np_fn: Any) -> Any:

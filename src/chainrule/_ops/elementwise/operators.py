@@ -71,13 +71,13 @@ def _pow_op(self: Tensor, other: Any) -> Any:
 _pow_general = _forward_op(pow)
 
 _OPERATORS = {
-    "__add__": _float_op(add, _add, alpha=1),
-    "__radd__": _float_op(add, _add, alpha=1),
-    "__sub__": _float_op(sub, _sub, alpha=1),
+    "__add__": _float_op(add, _add.both, alpha=1),
+    "__radd__": _float_op(add, _add.both, alpha=1),
+    "__sub__": _float_op(sub, _sub.both, alpha=1),
     "__rsub__": _forward_op(rsub),
-    "__mul__": _float_op(mul, _mul),
-    "__rmul__": _float_op(mul, _mul),
-    "__truediv__": _float_op(div, _div),
+    "__mul__": _float_op(mul, _mul.both),
+    "__rmul__": _float_op(mul, _mul.both),
+    "__truediv__": _float_op(div, _div.both),
     "__rtruediv__": _forward_op(lambda self, other: reciprocal(self) * other),
     "__pow__": _pow_op,
     "__rpow__": _reflected(pow),

@@ -14,14 +14,13 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Primitive
+from ..primitive import Primitive, as_operands
 from ..quiet import quiet, quietly
 from .binary_common import (
     NUMBER,
     c_name,
     invalid_arguments,
     not_implemented_for,
-    operands,
     require_tensors,
 )
 from .forwards import broadcast_error
@@ -231,7 +230,7 @@ def _value(op: str, value: Any) -> Any:
 
 def _pointwise(op: str, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any) -> Tensor:
     value = _value(op, value)
-    dt, _ = operands(input, tensor1, tensor2)
+    dt, _ = as_operands(input, tensor1, tensor2)
     if op == "addcdiv":
         integers = tensor1.dtype._category < 2 and tensor2.dtype._category < 2
         if integers:

@@ -16,7 +16,7 @@ from ... import _dtype
 from ..._creation import zeros_like
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Primitive, as_operands
+from ..primitive import as_operands
 from ..quiet import quietly
 from .arithmetic import pow
 from .binary_common import (
@@ -30,6 +30,7 @@ from .binary_common import (
     pair_op,
 )
 from .conditional import where
+from .exp_log import log1p
 from .forwards import binary_forward
 
 __all__ = [
@@ -183,18 +184,10 @@ xlogy = pair_op(
 )
 inplace_pair_op("xlogy", _to_float(_xlogy), "number second", (_BOTH, _SECOND))
 
-# log1p belongs to the unary family; this private copy keeps the two families independent.
-_log1p = Primitive(
-    "Log1PBackward0",
-    lambda a: np.log1p(a),
-    grads=(lambda g, n: g / (n.self + 1),),
-    tangent="elementwise",
-)
-
 
 def _xlog1py_self_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     outside = (x == 0) & (y <= -1)
-    return where(outside, 0, g * _log1p(where(outside, 0, y)))
+    return where(outside, 0, g * log1p(where(outside, 0, y)))
 
 
 _xlog1py = Binary(

@@ -76,11 +76,14 @@ def _zero(g: Tensor, n: Any) -> Tensor:
     return zeros_like(g)
 
 
+_ROUNDED = {"floor": _floor_kernel, "trunc": _trunc_kernel}
+
 # Rounded division is flat almost everywhere: torch's gradient is zero for both inputs.
-_div_rounded = {
-    "floor": Binary(_floor_kernel, (_zero, _zero), "DivBackward2"),
-    "trunc": Binary(_trunc_kernel, (_zero, _zero), "DivBackward2"),
-}
+_div_rounded = Binary(
+    lambda a, b, dt, rounding_mode: _ROUNDED[rounding_mode](a, b, dt),
+    (_zero, _zero),
+    "DivBackward2",
+)
 _floor_divide = Binary(
     _floor_kernel,
     (None, None),
@@ -121,7 +124,7 @@ def div_rounded(input: Any, other: Any, rounding_mode: Any) -> Tensor:
         raise invalid_arguments(
             "div", (input, other), {"rounding_mode": rounding_mode}, _DIV_SIGNATURES
         )
-    if rounding_mode not in _div_rounded:
+    if rounding_mode not in _ROUNDED:
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"
@@ -129,7 +132,7 @@ def div_rounded(input: Any, other: Any, rounding_mode: Any) -> Tensor:
     dt, (a, b) = as_operands(input, other)
     if dt is _dtype.bool_:
         raise not_implemented_for(f"div_{rounding_mode}_cpu", dt)
-    return _div_rounded[rounding_mode](a, b, dt)
+    return _div_rounded(a, b, dt, rounding_mode=rounding_mode)
 
 
 def _checked(op: str, kernel_name: str, prim: Binary) -> Any:

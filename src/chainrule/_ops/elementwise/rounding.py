@@ -61,9 +61,8 @@ def not_for(input: Tensor, kernel: str, kinds: str) -> None:
         )
 
 
-def _rounding(np_fn: Any, node: str, name: str, kernel: str) -> Callable[[Tensor], Tensor]:
+def _rounding(prim: Primitive, name: str, kernel: str) -> Callable[[Tensor], Tensor]:
     """floor, ceil, trunc: zero gradients; integers give a copy, bools are refused."""
-    prim = Primitive(node, np_fn, grads=(_zero_grad,), tangent="elementwise")
 
     def op(input: Tensor) -> Tensor:
         check_tensor(name, input)
@@ -73,14 +72,19 @@ def _rounding(np_fn: Any, node: str, name: str, kernel: str) -> Callable[[Tensor
         return prim(input)
 
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"`{np_fn.__name__}` of each element; integer tensors are returned as a copy."
+    op.__doc__ = (
+        f"`{prim.forward.__name__}` of each element; integer tensors are returned as a copy."
+    )
     return tensor_method(op)
 
 
-floor = _rounding(np.floor, "FloorBackward0", "floor", "floor_vml_cpu")
-ceil = _rounding(np.ceil, "CeilBackward0", "ceil", "ceil_vml_cpu")
-trunc = _rounding(np.trunc, "TruncBackward0", "trunc", "trunc_vml_cpu")
-fix = _rounding(np.trunc, "TruncBackward0", "fix", "trunc_vml_cpu")
+_floor = Primitive("FloorBackward0", np.floor, grads=(_zero_grad,), tangent="elementwise")
+_ceil = Primitive("CeilBackward0", np.ceil, grads=(_zero_grad,), tangent="elementwise")
+_trunc = Primitive("TruncBackward0", np.trunc, grads=(_zero_grad,), tangent="elementwise")
+floor = _rounding(_floor, "floor", "floor_vml_cpu")
+ceil = _rounding(_ceil, "ceil", "ceil_vml_cpu")
+trunc = _rounding(_trunc, "trunc", "trunc_vml_cpu")
+fix = _rounding(_trunc, "fix", "trunc_vml_cpu")
 
 # --- round ----------------------------------------------------------------------------------
 

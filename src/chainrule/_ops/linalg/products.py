@@ -174,10 +174,10 @@ def _fused(product: Any) -> Any:
         if alpha != 1:
             out = out * alpha
         if beta != 0:
-            out = out + (a if beta == 1 else a * beta)
+            out = out + (a if beta == 1 else a * beta)  # a new array
         else:
-            out = np.broadcast_to(out, np.broadcast_shapes(out.shape, a.shape))
-        return np.asarray(out, dtype=np.result_type(a, b, c)).copy()
+            out = np.broadcast_to(out, np.broadcast_shapes(out.shape, a.shape)).copy()
+        return np.asarray(out, dtype=np.result_type(a, b, c))
 
     return forward
 
@@ -429,21 +429,12 @@ def _chain(mats: Sequence[Tensor], split: list[list[int]], i: int, j: int) -> Te
     return mm(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))
 
 
-# A**0 is the identity; PyTorch copies it into a clone of A, whose gradient is zero.
-_identity_power = Primitive(
-    "CopyBackwards",
-    lambda a: np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy(),
-    grads=(lambda g, n: g * 0,),
-    tangent="elementwise",
-)
-
-
 @tensor_method
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """A square matrix (or batch) to an integer power; negative powers invert first."""
     check_matrix("linalg.matrix_power", input)
-    if n == 0:
-        return _identity_power(input.clone())
+    if n == 0:  # the identity, copied into a clone of A as PyTorch does (a zero gradient)
+        return input.clone().copy_(Tensor._make(np.eye(input.shape[-1], dtype=input._data.dtype)))
     if n < 0:
         input, n = inv(input), -n
     if n == 1:

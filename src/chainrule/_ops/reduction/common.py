@@ -20,7 +20,6 @@ __all__ = [
     "bind",
     "check_int_dim",
     "dims_of",
-    "flip",
     "index_tensor",
     "invalid_arguments",
     "is_int",
@@ -214,13 +213,3 @@ def index_tensor(index: np.ndarray, dim: int, keepdim: bool) -> Tensor:
     if not keepdim and out.ndim:
         out = np.squeeze(out, dim)
     return Tensor._make(out if out.flags.c_contiguous else out.copy())
-
-
-# --- flipping (reversed scans are flip, scan, flip) ---------------------------------------
-
-flip: Primitive = Primitive(
-    "FlipBackward0",
-    lambda a, dims: np.flip(a, dims).copy(),
-    grads=(lambda g, n: flip(g, dims=n.dims),),
-    tangent="linear",
-)

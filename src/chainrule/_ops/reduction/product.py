@@ -13,11 +13,11 @@ from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, tensor_method, wrap_dim
 from ..quiet import quietly
+from ..shape.rearrange import flip
 from ..shape.views import cat
 from .common import (
     bind,
     dims_of,
-    flip,
     invalid_arguments,
     is_int,
     overloaded_method,
@@ -157,6 +157,12 @@ _vector_norm = Primitive(
     _vector_norm_forward,
     grads=(lambda g, n: _norm_grad(g, n.self, n.result, n),),
 )
+# The same norm as PyTorch's `norm(input, p, dim)` records it (pairwise_distance's).
+_norm_over_dims = Primitive(
+    "NormBackward1",
+    _vector_norm_forward,
+    grads=(lambda g, n: _norm_grad(g, n.self, n.result, n),),
+)
 
 
 def _norm_order(p: Any, dim: Any) -> float:
@@ -214,12 +220,28 @@ def norm(
             f"{scalar_type_name(input._data.dtype)}"
         )
     dims = dims_of(input, dim, "norm")
-    _check_norm_identity(input, ord, dim, dims)
     dt = _dtype.to_dtype(dtype).np if dtype is not None else input._data.dtype
+    return p_norm(input, ord, dim, dims, keepdim, dt)
+
+
+def p_norm(
+    input: Tensor,
+    ord: float,
+    dim: Any,
+    dims: tuple[int, ...],
+    keepdim: bool,
+    dt: np.dtype,
+    node: str = "LinalgVectorNormBackward0",
+) -> Tensor:
+    """The `ord`-norm of `input` over `dims` (`dim` as the caller gave it), in dtype `dt`:
+    the one p-norm, under `node` (torch.norm, Tensor.norm, linalg.vector_norm and
+    normalize record LinalgVectorNormBackward0; pairwise_distance NormBackward1)."""
+    _check_norm_identity(input, ord, dim, dims)
     # As in PyTorch, a norm of one entry is its size (no under/overflow in squaring it),
     # except for a 0-d tensor reduced over an explicit dim.
     single = math.prod(input._data.shape[d] for d in dims) == 1 and (input.ndim or dim is None)
-    return _vector_norm(
+    prim = _vector_norm if node == "LinalgVectorNormBackward0" else _norm_over_dims
+    return prim(
         input,
         ord=ord,
         dim=dims,

@@ -14,8 +14,8 @@ import numpy as np
 from ..._ops.elementwise.conditional import where
 from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
+from ..._ops.special.functions import erf
 from ..._tensor import Tensor
-from ._activation_erf import erf, erf_array
 from ._common import NEGATIVE_SLOPE_INPLACE, float_only, stable_sigmoid
 
 __all__ = [
@@ -137,7 +137,7 @@ def _gelu_forward(a: np.ndarray, approximate: str) -> np.ndarray:
     if approximate == "tanh":
         inner = _TANH_K * (a + _TANH_C * a * a * a)
         return (0.5 * a * (1 + np.tanh(inner))).astype(a.dtype, copy=False)
-    cdf = 0.5 * (1 + erf_array(a * _SQRT1_2))
+    cdf = 0.5 * (1 + erf(Tensor._make(a * _SQRT1_2))._data)  # erf's forward, on arrays
     return (a * cdf).astype(a.dtype, copy=False)
 
 

@@ -1,7 +1,6 @@
-"""Helpers shared by the activation, layer and loss modules: checks, reductions, small ops.
+"""Helpers shared by the activation, layer and loss modules: checks, messages, reductions.
 
-Nothing here is public; the `_clamp_min` op exists so that composite functions record
-the node names PyTorch records (as the elementwise `mul_scalar` and `div_scalar` do).
+Nothing here is public.
 """
 
 from __future__ import annotations
@@ -12,8 +11,6 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ..._ops.elementwise.conditional import where
-from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 
@@ -107,23 +104,3 @@ def size_warning(input: Tensor, target: Tensor) -> None:
             UserWarning,
             stacklevel=3,
         )
-
-
-# --- small ops with PyTorch's node names ------------------------------------------------
-
-
-def _clamp_min_forward(a: np.ndarray, min: float) -> np.ndarray:
-    return np.maximum(a, np.asarray(min, dtype=a.dtype))
-
-
-# At the boundary the gradient passes (self >= min), as in PyTorch.
-_clamp_min = Primitive(
-    "ClampMinBackward0",
-    _clamp_min_forward,
-    grads=(lambda g, n: where(n.self >= n.min, g, 0),),
-    tangent="elementwise",
-)
-
-
-def clamp_min(input: Tensor, min: float) -> Tensor:
-    return _clamp_min(input, min=min)

@@ -1,17 +1,11 @@
 """Linear layers as functions: linear and bilinear.
 
-`linear` on a matrix is one op (PyTorch's addmm: `bias + input @ weight.T`), so
-the forward is a product and an add, and the backward two products and a sum.
+`linear` on a matrix is one op, PyTorch's addmm: `bias + input @ weight.T`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-
-from ..._ops.primitive import Primitive
+from ..._ops.linalg.products import addmm
 from ..._tensor import Tensor
 from ._common import scalar_name
 
@@ -19,41 +13,6 @@ __all__ = ["bilinear", "linear"]
 
 
 # --- linear, bilinear ---------------------------------------------------------------------
-
-
-def _addmm_forward(bias: np.ndarray, mat1: np.ndarray, mat2: np.ndarray) -> np.ndarray:
-    out = np.matmul(mat1, mat2)
-    out += bias
-    return out
-
-
-def _linear_tangent(tangents: Sequence[Tensor | None], p: Any) -> Tensor:
-    """Forward mode's rule for bias + mat1 @ mat2: the bias's tangent plus the product rule.
-
-    (Not "multilinear": the bias is added, not multiplied.)
-    """
-    t_bias, t_mat1, t_mat2 = tangents
-    terms = []
-    if t_mat1 is not None:
-        terms.append(t_mat1.mm(p.mat2))
-    if t_mat2 is not None:
-        terms.append(p.mat1.mm(t_mat2))
-    if t_bias is not None:
-        terms.append(t_bias)
-    return sum(terms[1:], terms[0])
-
-
-_addmm = Primitive(
-    "AddmmBackward0",
-    _addmm_forward,
-    inputs=("self", "mat1", "mat2"),
-    grads=(
-        lambda g, n: g,
-        lambda g, n: g.mm(n.mat2.t()),
-        lambda g, n: n.mat1.t().mm(g),
-    ),
-    tangent=_linear_tangent,
-)
 
 
 def _check_bias(bias: Tensor, rows: int, cols: int) -> None:
@@ -93,7 +52,7 @@ def _addmm_checked(bias: Tensor, input: Tensor, weight: Tensor) -> Tensor:
             f"{_c_name(weight)}"
         )
     _check_bias(bias, rows, cols)
-    return _addmm(bias, input, weight.t())
+    return addmm(bias, input, weight.t())
 
 
 def _c_name(t: Tensor) -> str:

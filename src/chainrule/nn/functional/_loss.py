@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._ops.elementwise.clamping import clamp_min
 from ..._ops.elementwise.conditional import where
 from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import Primitive
@@ -21,7 +22,6 @@ from ..._tensor import Tensor
 from ._activation_smooth import softplus
 from ._common import (
     check_reduction,
-    clamp_min,
     legacy_reduction,
     not_differentiable,
     reduce_loss,

@@ -8,12 +8,13 @@ from typing import Any
 
 import numpy as np
 
+from ..._ops.elementwise.clamping import clamp_, clamp_min
 from ..._ops.elementwise.conditional import where
 from ..._ops.elementwise.forwards import broadcast_error
-from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 from ._activation_smooth import logsigmoid
-from ._common import check_reduction, clamp_min, legacy_reduction, reduce_loss
+from ._common import check_reduction, legacy_reduction, reduce_loss
 from ._distance import pairwise_distance
 
 __all__ = [
@@ -162,15 +163,6 @@ def poisson_nll_loss(
     return reduce_loss(loss, reduction)
 
 
-# `var.clone()` then clamped in place outside the graph: clamped values, identity gradient.
-_clone_clamped = Primitive(
-    "CloneBackward0",
-    lambda a, eps: np.maximum(a, np.asarray(eps, dtype=a.dtype)),
-    grads=(lambda g, n: g,),
-    tangent="elementwise",
-)
-
-
 def gaussian_nll_loss(
     input: Tensor,
     target: Tensor,
@@ -198,7 +190,10 @@ def gaussian_nll_loss(
         raise ValueError(f"{reduction} is not valid")
     if np.any(variance._data < 0):
         raise ValueError("var has negative entry/entries")
-    variance = _clone_clamped(variance, eps=eps)
+    # As PyTorch: a clone, clamped in place outside the graph (so the gradient passes as is).
+    variance = variance.clone()
+    with no_grad():
+        clamp_(variance, min=eps)
     loss = 0.5 * (variance.log() + (input - target) ** 2 / variance)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

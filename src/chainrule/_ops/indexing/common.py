@@ -12,7 +12,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Primitive
+from ..shape.padding import constant_pad
 
 __all__: list[str] = []
 
@@ -64,23 +64,9 @@ def zeros_of(g: Tensor, shape: Any) -> Tensor:
     return Tensor._make(np.zeros(tuple(shape), dtype=g._data.dtype))
 
 
-def _embed_corner(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    out = np.zeros(shape, dtype=a.dtype)
-    out[tuple(slice(s) for s in a.shape)] = a
-    return out
-
-
-_pad = Primitive(
-    "ConstantPadNdBackward0",
-    lambda a, shape, **_: _embed_corner(a, shape),
-    grads=(lambda g, n: g[tuple(slice(s) for s in n.small)],),
-    tangent="linear",
-)
-
-
 def pad_to(g: Tensor, shape: Any) -> Tensor:
-    """`g` in the leading corner of zeros of `shape` (its gradient slices it back out)."""
-    return _pad(g, shape=tuple(shape), small=tuple(g.shape))
+    """`g` in the leading corner of zeros of `shape` (its gradient crops it back out)."""
+    return constant_pad(g, [0] * len(shape), [s - n for s, n in zip(shape, g.shape, strict=True)])
 
 
 def inplace_method(name: str, fn: Callable[..., Tensor]) -> None:

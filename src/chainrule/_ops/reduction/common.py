@@ -1,8 +1,8 @@
 """Shared by reductions, scans and sorts: selecting along a dim, restoring reduced dims, errors.
 
 A value-selecting op (max over a dim, sort, topk, cummax, ...) computes its
-indices outside the graph and its values as `gather(input, indices)`, whose
-gradient scatters into zeros (and that scatter's gradient gathers again).
+indices outside the graph and its values by picking along a dim, whose gradient
+scatters into zeros (and that scatter's gradient gathers again).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
+from ..indexing.gather_scatter import scatter, scatter_add
 from ..primitive import Primitive, wrap_dims
 
 __all__ = [
@@ -121,13 +122,6 @@ def invalid_arguments(
 # --- selecting along a dim ----------------------------------------------------------------
 
 
-def _along_key(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
-    """The fancy-indexing key that picks `index` along `dim` (every other dim as it is)."""
-    grids: list[np.ndarray] = list(np.indices(index.shape, sparse=True))
-    grids[dim] = index
-    return tuple(grids)
-
-
 def _gather_forward(a: np.ndarray, index: np.ndarray, dim: int, keepdim: bool, **_: Any) -> Any:
     if a.ndim == 0:
         return a.copy()
@@ -135,52 +129,18 @@ def _gather_forward(a: np.ndarray, index: np.ndarray, dim: int, keepdim: bool, *
     return out if keepdim else np.squeeze(out, dim)
 
 
-def _scatter_forward(
-    g: np.ndarray,
-    index: np.ndarray,
-    dim: int,
-    keepdim: bool,
-    self_sizes: Sequence[int],
-    accumulate: bool,
-) -> np.ndarray:
-    if len(self_sizes) == 0:
-        return g.copy()
-    if not keepdim:
-        g = np.expand_dims(g, dim)
-    out = np.zeros(tuple(self_sizes), dtype=g.dtype)
-    if accumulate:  # an index picked more than once (cummax) gathers every gradient
-        np.add.at(out, _along_key(index, dim), np.broadcast_to(g, index.shape))
-    else:
-        np.put_along_axis(out, index, g, axis=dim)
-    return out
-
-
-def _scatter_rule(g: Tensor, n: Any) -> Tensor:
-    return _gather(
-        g,
-        index=n.index,
-        dim=n.dim,
-        keepdim=n.keepdim,
-        self_sizes=tuple(g._data.shape),
-        accumulate=n.accumulate,
-    )
-
-
-def _gather_rule(g: Tensor, n: Any) -> Tensor:
-    return _scatter(
-        g,
-        index=n.index,
-        dim=n.dim,
-        keepdim=n.keepdim,
-        self_sizes=n.self_sizes,
-        accumulate=n.accumulate,
-    )
-
-
-_scatter = Primitive(
-    "ScatterBackward0", _scatter_forward, inputs=("grad",), grads=(_scatter_rule,), tangent="linear"
-)
-_gather = Primitive("GatherBackward0", _gather_forward, grads=(_gather_rule,), tangent="linear")
+def _selection_grad(g: Tensor, n: Any) -> Tensor:
+    """The gradient scattered into zeros where the values were picked (added up where an
+    entry was picked more than once), as PyTorch writes it: scatter, or scatter_add."""
+    if not n.self_sizes:  # a 0-d input picks itself
+        return g
+    if not n.keepdim:
+        g = g.unsqueeze(n.dim)
+    zeros = Tensor._make(np.zeros(n.self_sizes, dtype=g._data.dtype))
+    index = Tensor._make(n.index.astype(np.int64, copy=False))
+    if n.accumulate:
+        return scatter_add(zeros, n.dim, index, g)
+    return scatter(zeros, n.dim, index, g)
 
 
 def selecting(name: str) -> Any:
@@ -190,7 +150,7 @@ def selecting(name: str) -> Any:
     shape except along `dim`) picks the values, `keepdim=False` then drops `dim`;
     `accumulate` says an entry may be picked more than once (its gradients add).
     """
-    prim = Primitive(name, _gather_forward, grads=(_gather_rule,), tangent="linear")
+    prim = Primitive(name, _gather_forward, grads=(_selection_grad,), tangent="linear")
 
     def select(
         input: Tensor, index: np.ndarray, dim: int, keepdim: bool = True, accumulate: bool = False

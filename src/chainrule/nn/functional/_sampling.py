@@ -2,8 +2,8 @@
 
 Reflect, replicate and circular padding and every interpolation mode map each
 spatial dim on its own with fixed taps (`_taps`): one primitive applies them,
-its gradient scatters back through the same taps. Constant padding is its own
-primitive, whose gradient is the opposite padding (a crop).
+its gradient scatters back through the same taps. Constant padding is the shape
+family's `constant_pad`, whose gradient is the opposite padding (a crop).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from ..._ops.primitive import Primitive
+from ..._ops.shape.padding import constant_pad
 from ..._tensor import Tensor
-from . import _taps, _windows
+from . import _taps
 from ._pool import adaptive_avg_pool1d, adaptive_avg_pool2d
 from ._spatial_common import scalar_name, shape_list
 
@@ -37,25 +38,6 @@ Ints = tuple[int, ...]
 
 # --- pad ----------------------------------------------------------------------------------
 
-
-def _constant_pad_forward(a: np.ndarray, lo: Ints, hi: Ints, value: Any) -> np.ndarray:
-    out = _windows.pad_spatial(a, lo, hi, value)
-    return out.copy() if np.shares_memory(out, a) else out
-
-
-_constant_pad: Primitive
-_constant_pad = Primitive(
-    "ConstantPadNdBackward0",
-    _constant_pad_forward,
-    # The adjoint of padding is cropping by the same amounts: the opposite padding.
-    grads=(
-        lambda g, n: _constant_pad(
-            g, lo=tuple(-p for p in n.lo), hi=tuple(-p for p in n.hi), value=0
-        ),
-    ),
-    # Forward mode pads the tangent with zeros: the padding value is a constant.
-    tangent=lambda ts, p: _constant_pad(ts[0], lo=p.lo, hi=p.hi, value=0),
-)
 
 _reflect = {k: _taps.linear_pair(f"ReflectionPad{k}DBackward0") for k in (1, 2, 3)}
 _replicate = {k: _taps.linear_pair(f"ReplicationPad{k}DBackward0") for k in (1, 2, 3)}
@@ -126,7 +108,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         if any(s + b + e < 0 for s, b, e in zip(shape[input.ndim - k :], lo, hi, strict=True)):
             raise RuntimeError("narrow(): length must be non-negative.")
         fill = 0 if value is None else value
-        return _constant_pad(input, lo=lo, hi=hi, value=fill)
+        return constant_pad(input, lo, hi, fill)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):

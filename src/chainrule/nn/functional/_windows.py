@@ -175,12 +175,3 @@ def scatter_plane(g: np.ndarray, index: np.ndarray, size: Ints, unique: bool) ->
     else:
         out = np.bincount(flat, gf.ravel(), rows * plane).astype(g.dtype, copy=False)
     return out.reshape(*lead, *size)
-
-
-def gather_plane(a: np.ndarray, index: np.ndarray, k: int) -> np.ndarray:
-    """The entries of `a` at flat plane positions `index` (the adjoint of `scatter_plane`)."""
-    lead = a.shape[: a.ndim - k]
-    rows = math.prod(lead)
-    af = a.reshape(rows, math.prod(a.shape[a.ndim - k :]))
-    idx = index.reshape(rows, math.prod(index.shape[index.ndim - k :]))
-    return np.take_along_axis(af, idx, axis=1).reshape(index.shape)

@@ -131,11 +131,13 @@ def into_base(
     region: Callable[[Tensor], Tensor],
     keep: Any,
     prim: Primitive = copy_slices,
+    **params: Any,
 ) -> None:
-    """Record that `region` of `base` now holds `src` (a `CopySlices` node on the base)."""
+    """Record that `region` of `base` now holds `src` (a `CopySlices` node on the base, or
+    `prim`'s, given `params` besides)."""
     alias = Tensor._make(base._data, base._requires_grad, base._grad_fn, base._output_nr)
     alias._accumulator = base._accumulator
-    out = prim(alias, src, region=region, keep=Tensor._make(keep))
+    out = prim(alias, src, region=region, keep=Tensor._make(keep), **params)
     base._grad_fn, base._output_nr = out._grad_fn, 0
     base._requires_grad = True
 

@@ -194,12 +194,18 @@ def _put_forward(
     return out
 
 
-_index_put = Primitive(
+# Also `t[indices] = values` with advanced indices (indexing/writes.py): `key` is the
+# indices as NumPy takes them, `indices` as they were given.
+index_put_node: Primitive = Primitive(
     "IndexPutBackward0",
     _put_forward,
     inputs=("self", "values"),
     grads=(
-        lambda g, n: g if n.accumulate else index_put(g, n.indices, zeros_of(g, ())),
+        lambda g, n: (
+            g
+            if n.accumulate
+            else index_put_node(g, zeros_of(g, ()), key=n.key, indices=n.indices, accumulate=False)
+        ),
         lambda g, n: g[n.indices],
     ),
     tangent="linear",
@@ -241,7 +247,9 @@ def index_put(
             f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
             f"indexing result of shape {list(target)}"
         ) from None
-    return _index_put(input, values, key=key, indices=tuple(indices), accumulate=bool(accumulate))
+    return index_put_node(
+        input, values, key=key, indices=tuple(indices), accumulate=bool(accumulate)
+    )
 
 
 inplace_method("masked_fill_", masked_fill)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..primitive import Primitive, tensor_method, wrap_dim
+from ..shape.views import unsafe_view
 from .common import check_matrix, scalar_name
 from .contraction import einsum
 from .decompositions import inv
@@ -31,13 +32,6 @@ __all__ = [
     "tensordot",
     "vdot",
 ]
-
-_unsafe_view = Primitive(
-    "UnsafeViewBackward0",
-    lambda a, shape, **_: a.reshape(shape),
-    grads=(lambda g, n: g.reshape(n.self_sizes),),
-    tangent="linear",
-)
 
 
 def _shape_list(t: Tensor) -> list[int]:
@@ -154,9 +148,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     a = input.reshape([s for d in sa for s in (d, 1)])
     b = other.reshape([s for d in sb for s in (1, d)])
     prod = a * b
-    return _unsafe_view(
-        prod, shape=tuple(x * y for x, y in zip(sa, sb, strict=True)), self_sizes=prod.shape
-    )
+    return unsafe_view(prod, [x * y for x, y in zip(sa, sb, strict=True)])
 
 
 # --- fused add-products: beta * input + alpha * (product) ------------------------------------

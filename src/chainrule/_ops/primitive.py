@@ -12,8 +12,6 @@ Broadcasting and dtype are undone by the engine, after every rule (see
 from __future__ import annotations
 
 import operator
-import os
-import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -33,6 +31,7 @@ from ..autograd.graph import (
     _sequence,
     node_watchers,
 )
+from .declarations import record_declaration
 from .quiet import quiet
 
 __all__ = [
@@ -268,26 +267,6 @@ def _materialize(
 
 _node_classes: dict[str, type[OpNode]] = {}
 
-# Where each node name is declared, for the test that one name has one declaration:
-# the module line that made its Primitive (directly, or through a factory such as
-# `Binary`, whose Primitives count once), or, for one made while running, the factory.
-declared_at: dict[str, set[str]] = {}
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _declaration_site() -> str:
-    site = ""
-    frame = sys._getframe(2)  # the code that called Primitive(...)
-    while frame is not None:
-        path = frame.f_code.co_filename
-        if path.startswith(_PACKAGE):
-            where = f"{os.path.relpath(path, os.path.dirname(_PACKAGE))}:{frame.f_lineno}"
-            if frame.f_code.co_name == "<module>":
-                return where
-            site = site or where
-        frame = frame.f_back  # type: ignore[assignment]
-    return site
-
 
 def node_class(name: str) -> type[OpNode]:
     """The OpNode subclass called `name` (one class per name, as PyTorch has)."""
@@ -335,7 +314,7 @@ class Primitive:
         if len(grads) != len(inputs):
             raise ValueError(f"{name}: {len(inputs)} inputs but {len(grads)} rules")
         self.name = name
-        declared_at.setdefault(name, set()).add(_declaration_site())
+        record_declaration(name)
         self.forward = forward
         self.grads = tuple(grads)
         self.one_rule = len(self.grads) == 1 and self.grads[0] is not None and not variadic

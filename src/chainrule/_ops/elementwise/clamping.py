@@ -14,10 +14,10 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from ..broadcasting import broadcast_error
 from ..primitive import Primitive, scalar_tensor, tensor_method
 from ..quiet import quietly
 from .conditional import where
-from .forwards import broadcast_error
 from .unary_common import check_tensor, inplace_form
 
 __all__ = [

@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from ..broadcasting import broadcast_shapes
 from ..inplace import apply_inplace
 from ..primitive import Primitive, as_operands, tensor_method
 from ..quiet import quietly
@@ -23,7 +24,7 @@ from .binary_common import (
     require_tensors,
 )
 from .conditional import where
-from .forwards import binary_forward, broadcast_error
+from .forwards import binary_forward
 
 __all__ = [
     "allclose",
@@ -167,10 +168,7 @@ def _close(
         raise RuntimeError(f"{legacy_name(input.dtype)} did not match {legacy_name(other.dtype)}")
     rtol, atol = _tolerance("rtol", rtol, op), _tolerance("atol", atol, op)
     a, b = input._data, other._data
-    try:
-        shape = np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
+    shape = broadcast_shapes(a.shape, b.shape)
     close = np.broadcast_to(a == b, shape)
     if equal_nan:
         close = close | (np.isnan(a) & np.isnan(b))

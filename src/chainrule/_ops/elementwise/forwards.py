@@ -12,7 +12,6 @@ from ..quiet import mute, unmute
 
 __all__ = [
     "binary_forward",
-    "broadcast_error",
     "float_unary_forward",
     "number_forward",
     "scaled_binary_forward",

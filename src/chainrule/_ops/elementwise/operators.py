@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Primitive, scalar_tensor
 from .arithmetic import _add, _div, _mul, _pow_scalar, _sub, add, div, mul, neg, pow, rsub, sub
+from .binary_common import dunder
 from .bitwise import bitwise_and, bitwise_not, bitwise_or, bitwise_xor
 from .compare import eq, ge, gt, le, lt, ne
 from .exp_log import reciprocal
@@ -21,29 +20,11 @@ __all__ = []
 # --- the operators --------------------------------------------------------------------
 
 
-def _reflected(fn: Any) -> Any:
-    def op(self: Tensor, other: Any) -> Any:
-        if not isinstance(other, Tensor | bool | int | float | np.number | np.bool_):
-            return NotImplemented
-        return fn(other, self)
-
-    return op
-
-
-def _forward_op(fn: Any) -> Any:
-    def op(self: Tensor, other: Any) -> Any:
-        if not isinstance(other, Tensor | bool | int | float | np.number | np.bool_):
-            return NotImplemented
-        return fn(self, other)
-
-    return op
-
-
 def _float_op(fn: Any, prim: Primitive, **fixed: Any) -> Any:
     """An arithmetic operator that goes straight to `prim` in the common case (two float
     tensors of one dtype, or a float tensor and a Python number), and through `fn`,
     with every promotion rule and check, otherwise."""
-    general = _forward_op(fn)
+    general = dunder(fn)
 
     def op(self: Tensor, other: Any) -> Any:
         dt = self._data.dtype
@@ -68,34 +49,34 @@ def _pow_op(self: Tensor, other: Any) -> Any:
     return _pow_general(self, other)
 
 
-_pow_general = _forward_op(pow)
+_pow_general = dunder(pow)
 
 _OPERATORS = {
     "__add__": _float_op(add, _add.both, alpha=1),
     "__radd__": _float_op(add, _add.both, alpha=1),
     "__sub__": _float_op(sub, _sub.both, alpha=1),
-    "__rsub__": _forward_op(rsub),
+    "__rsub__": dunder(rsub),
     "__mul__": _float_op(mul, _mul.both),
     "__rmul__": _float_op(mul, _mul.both),
     "__truediv__": _float_op(div, _div.both),
-    "__rtruediv__": _forward_op(lambda self, other: reciprocal(self) * other),
+    "__rtruediv__": dunder(lambda self, other: reciprocal(self) * other),
     "__pow__": _pow_op,
-    "__rpow__": _reflected(pow),
+    "__rpow__": dunder(pow, reflected=True),
     "__neg__": neg,
     "__pos__": lambda self: self,
     "__abs__": abs,
-    "__eq__": _forward_op(eq),
-    "__ne__": _forward_op(ne),
-    "__lt__": _forward_op(lt),
-    "__le__": _forward_op(le),
-    "__gt__": _forward_op(gt),
-    "__ge__": _forward_op(ge),
-    "__and__": _forward_op(bitwise_and),
-    "__or__": _forward_op(bitwise_or),
-    "__xor__": _forward_op(bitwise_xor),
-    "__rand__": _forward_op(bitwise_and),
-    "__ror__": _forward_op(bitwise_or),
-    "__rxor__": _forward_op(bitwise_xor),
+    "__eq__": dunder(eq),
+    "__ne__": dunder(ne),
+    "__lt__": dunder(lt),
+    "__le__": dunder(le),
+    "__gt__": dunder(gt),
+    "__ge__": dunder(ge),
+    "__and__": dunder(bitwise_and),
+    "__or__": dunder(bitwise_or),
+    "__xor__": dunder(bitwise_xor),
+    "__rand__": dunder(bitwise_and),
+    "__ror__": dunder(bitwise_or),
+    "__rxor__": dunder(bitwise_xor),
     "__invert__": bitwise_not,
 }
 for _name, _op in _OPERATORS.items():

@@ -13,6 +13,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from ..broadcasting import broadcast_shapes
 from ..inplace import apply_inplace
 from ..primitive import Primitive, as_operands
 from ..quiet import quiet, quietly
@@ -23,7 +24,6 @@ from .binary_common import (
     not_implemented_for,
     require_tensors,
 )
-from .forwards import broadcast_error
 
 __all__ = [
     "addcdiv",
@@ -71,16 +71,6 @@ def _fma(a: Any, b: Any, c: Any, dt: np.dtype) -> np.ndarray:
     return np.asarray(np.where(plain, total, fused))
 
 
-def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    shape = shapes[0]
-    for s in shapes[1:]:
-        try:
-            shape = np.broadcast_shapes(shape, s)
-        except ValueError:
-            raise RuntimeError(broadcast_error(shape, s)) from None
-    return shape
-
-
 # --- lerp ----------------------------------------------------------------------------------
 
 
@@ -88,7 +78,7 @@ def _lerp_forward(a: np.ndarray, b: np.ndarray, w: Any, **_: Any) -> np.ndarray:
     """a + w (b - a), from the nearer end: exact at w = 0 and w = 1 (torch's formula)."""
     dt = a.dtype
     w = np.asarray(w, dt)
-    _broadcast(a.shape, b.shape, w.shape)
+    broadcast_shapes(a.shape, b.shape, w.shape)
     diff = np.subtract(b, a, dtype=dt)
     near_start = np.abs(w) < 0.5
     return np.asarray(np.where(near_start, _fma(w, diff, a, dt), _fma(-diff, 1 - w, b, dt)), dt)
@@ -175,7 +165,7 @@ setattr(Tensor, "lerp_", _lerp_)
 def _addcmul_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, dt: Any) -> Any:
     a, t1, t2 = (x.astype(dt, copy=False) for x in (a, t1, t2))
     v = np.asarray(value).astype(dt)
-    _broadcast(a.shape, t1.shape, t2.shape)
+    broadcast_shapes(a.shape, t1.shape, t2.shape)
     if dt.kind != "f":
         return quiet(lambda: a + v * t1 * t2)  # integers wrap, as in torch
     return _fma(v * t1, t2, a, dt)
@@ -183,7 +173,7 @@ def _addcmul_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, 
 
 def _addcdiv_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, dt: Any) -> Any:
     a, t1, t2 = (x.astype(dt, copy=False) for x in (a, t1, t2))
-    _broadcast(a.shape, t1.shape, t2.shape)
+    broadcast_shapes(a.shape, t1.shape, t2.shape)
     return quiet(lambda: a + np.asarray(value, dt) * t1 / t2)
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
+from ..broadcasting import broadcast_shapes
 from ..elementwise import arithmetic as elementwise
-from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive, tensor_method
 from .common import c_name, fill_value, inplace_method, pad_to, scalar_name, zeros_of
 from .getitem import index_key
@@ -28,10 +28,7 @@ __all__ = [
 
 
 def _common_shape(input: Tensor, mask: Tensor) -> tuple[int, ...]:
-    try:
-        return tuple(np.broadcast_shapes(input._data.shape, mask._data.shape))
-    except ValueError:  # PyTorch names the mask first
-        raise RuntimeError(broadcast_error(mask._data.shape, input._data.shape)) from None
+    return broadcast_shapes(mask._data.shape, input._data.shape)  # PyTorch names the mask first
 
 
 def _check_mask(mask: Any, message: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from ..elementwise.forwards import broadcast_error
+from ..broadcasting import broadcast_shapes
 from ..primitive import Primitive
 from ..quiet import quietly
 from .common import (
@@ -91,10 +91,7 @@ def _check_solve(op: str, A: Tensor, B: Tensor, left: bool) -> bool:
             f"({n}x{n} and {b_rows}x{b_cols})"
         )
     batch_b = B._data.shape[:-1] if vector else B._data.shape[:-2]
-    try:
-        np.broadcast_shapes(A._data.shape[:-2], batch_b)
-    except ValueError:
-        raise RuntimeError(broadcast_error(batch_b, A._data.shape[:-2])) from None
+    broadcast_shapes(batch_b, A._data.shape[:-2])
     return vector
 
 
@@ -187,8 +184,5 @@ def solve_triangular(
             f"{op}: Incompatible shapes of A and B for the equation {'AX' if left else 'XA'} = B "
             f"({n}x{n} and {rows}x{cols})"
         )
-    try:
-        np.broadcast_shapes(A._data.shape[:-2], B._data.shape[:-2])
-    except ValueError:
-        raise RuntimeError(broadcast_error(A._data.shape[:-2], B._data.shape[:-2])) from None
+    broadcast_shapes(A._data.shape[:-2], B._data.shape[:-2])
     return _solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)

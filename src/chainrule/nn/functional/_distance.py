@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from ..._ops.broadcasting import broadcast_shapes
 from ..._ops.elementwise.clamping import clamp_min, clamp_min_
-from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import wrap_dim
 from ..._ops.reduction.product import norm, p_norm
 from ..._tensor import Tensor
@@ -28,10 +26,7 @@ def _broadcast(x1: Tensor, x2: Tensor) -> tuple[Tensor, Tensor]:
     a, b = x1._data.shape, x2._data.shape
     if a == b:
         return x1, x2
-    try:
-        shape = np.broadcast_shapes(a, b)
-    except ValueError:
-        raise RuntimeError(broadcast_error(a, b)) from None
+    shape = broadcast_shapes(a, b)
     return x1.expand(shape), x2.expand(shape)
 
 

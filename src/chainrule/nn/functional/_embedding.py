@@ -51,28 +51,29 @@ def _scatter_rows(
     return out
 
 
+def _lookup(n: Any) -> dict[str, Any]:
+    """What the lookup and its gradient share: the rows picked, and how they are scaled."""
+    return {"indices": n.indices, "scale": n.scale, "num_weights": n.num_weights}
+
+
 # The lookup and its gradient (a scatter-add of rows) are each other's derivatives.
 # `scale` zeroes the padding row's gradient and divides by frequency when asked.
-_embedding_backward: Primitive = Primitive(
+def _lookup_grad(g: Tensor, n: Any) -> Tensor:
+    return _embedding_backward(g, **_lookup(n))
+
+
+def _scatter_grad(g: Tensor, n: Any) -> Tensor:
+    return _embedding(g, scaled=True, **_lookup(n))
+
+
+_embedding = Primitive(
+    "EmbeddingBackward0", _gather_rows, inputs=("weight",), grads=(_lookup_grad,), tangent="linear"
+)
+_embedding_backward = Primitive(
     "EmbeddingDenseBackwardBackward0",
     _scatter_rows,
     inputs=("grad_output",),
-    grads=(
-        lambda g, n: _embedding(
-            g, indices=n.indices, scale=n.scale, num_weights=n.num_weights, scaled=True
-        ),
-    ),
-    tangent="linear",
-)
-_embedding: Primitive = Primitive(
-    "EmbeddingBackward0",
-    _gather_rows,
-    inputs=("weight",),
-    grads=(
-        lambda g, n: _embedding_backward(
-            g, indices=n.indices, scale=n.scale, num_weights=n.num_weights
-        ),
-    ),
+    grads=(_scatter_grad,),
     tangent="linear",
 )
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from ... import _dtype
 from ..._ops.linalg.products import addmm
 from ..._tensor import Tensor
 from ._common import scalar_name
@@ -41,24 +42,16 @@ def _addmm_checked(bias: Tensor, input: Tensor, weight: Tensor) -> Tensor:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{inner} and {k}x{cols})"
         )
-    if bias._data.dtype != weight._data.dtype:
+    if bias.dtype is not weight.dtype:
         raise RuntimeError(
             f"self and mat2 must have the same dtype, but got {scalar_name(bias)} and "
             f"{scalar_name(weight)}"
         )
-    if input._data.dtype != weight._data.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_c_name(input)} != "
-            f"{_c_name(weight)}"
-        )
+    if input.dtype is not weight.dtype:
+        names = " != ".join(_dtype.c_type_name(t) for t in (input, weight))
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names}")
     _check_bias(bias, rows, cols)
     return addmm(bias, input, weight.t())
-
-
-def _c_name(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long int"}.get(
-        t._data.dtype.name, t._data.dtype.name
-    )
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from ..._ops.broadcasting import broadcast_shapes
 from ..._ops.elementwise.clamping import clamp_, clamp_min
 from ..._ops.elementwise.conditional import where
-from ..._ops.elementwise.forwards import broadcast_error
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ._activation_smooth import logsigmoid
@@ -30,12 +30,7 @@ __all__ = [
 
 def _broadcastable(*tensors: Tensor) -> None:
     """PyTorch's message for tensors whose shapes do not broadcast together."""
-    shape: tuple[int, ...] = ()
-    for t in tensors:
-        try:
-            shape = np.broadcast_shapes(shape, t._data.shape)
-        except ValueError:
-            raise RuntimeError(broadcast_error(shape, t._data.shape)) from None
+    broadcast_shapes((), *(t._data.shape for t in tensors))
 
 
 def margin_ranking_loss(

@@ -14,7 +14,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
 from ..inplace import apply_inplace
-from ..primitive import Primitive, as_operands, tensor_method
+from ..primitive import as_operands, tensor_method
 from ..quiet import quietly
 from .binary_common import (
     Binary,
@@ -269,26 +269,16 @@ def _inplace_compare(name: str, np_fn: Any) -> Any:
     def forward(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
         return np.asarray(np_fn(a.astype(dt, copy=False), b.astype(dt, copy=False)), a.dtype)
 
-    zero = (lambda g, n: g * 0,)
-    by_number = Primitive(
-        f"{node}Backward0",
-        lambda a, other, dt: forward(a, other._data, dt),
-        grads=zero,
-        tangent="elementwise",
-    )
-    by_tensor = Primitive(
-        f"{node}Backward1",
-        forward,
-        grads=zero * 2,
-        inputs=("self", "other"),
-        tangent="elementwise",
-    )
+    def zero(g: Tensor, n: Any) -> Tensor:
+        return g * 0
+
+    prim = Binary(forward, (zero, zero), f"{node}Backward1", f"{node}Backward0")
 
     def compute(old: Tensor, other: Any) -> Tensor:
         dt, (_, b) = as_operands(old, other)
         if isinstance(other, Tensor):
-            return by_tensor(old, other, dt=dt.np)
-        return by_number(old, other=b, dt=dt.np)
+            return prim.both(old, other, dt=dt.np)
+        return prim.second(old, other=b, dt=dt.np)
 
     def method(self: Tensor, other: Any) -> Tensor:
         check_pair(f"{name}_", self, other, "number second", _COMPARE_SIGNATURES, method=True)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..._ops.elementwise.clamping import relu as _relu_op
 from ..._ops.elementwise.conditional import where
-from ..._ops.elementwise.exp_log import sigmoid
+from ..._ops.elementwise.exp_log import sigmoid, stable_sigmoid
 from ..._ops.elementwise.trig import tanh
 from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive, wrap_dim
@@ -25,7 +25,7 @@ from ._activation_smooth import *  # noqa: F403
 from ._activation_smooth import __all__ as _smooth_all
 from ._activation_softmax import *  # noqa: F403
 from ._activation_softmax import __all__ as _softmax_all
-from ._common import NEGATIVE_SLOPE_INPLACE, float_only, stable_sigmoid
+from ._common import NEGATIVE_SLOPE_INPLACE, float_only
 
 __all__ = [
     *_smooth_all,

@@ -12,11 +12,12 @@ from typing import Any
 import numpy as np
 
 from ..._ops.elementwise.conditional import where
+from ..._ops.elementwise.exp_log import stable_sigmoid
 from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
 from ..._ops.special.functions import erf
 from ..._tensor import Tensor
-from ._common import NEGATIVE_SLOPE_INPLACE, float_only, stable_sigmoid
+from ._common import NEGATIVE_SLOPE_INPLACE, float_only
 
 __all__ = [
     "celu",

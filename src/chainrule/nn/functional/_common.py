@@ -8,8 +8,6 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import numpy as np
-
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd import grad_mode
@@ -38,12 +36,6 @@ def not_differentiable(function: str, **inputs: Tensor | None) -> None:
                 f"The function '{function}' is not differentiable with respect to argument "
                 f"'{name}'. This input cannot have requires_grad True."
             )
-
-
-def stable_sigmoid(a: np.ndarray) -> np.ndarray:
-    """1 / (1 + exp(-a)) on arrays, exponentiating non-positive numbers only."""
-    e = np.exp(-np.abs(a))
-    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
 
 NEGATIVE_SLOPE_INPLACE = (

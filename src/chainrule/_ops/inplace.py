@@ -9,7 +9,7 @@ saved the old value refuse to use it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,6 +19,7 @@ from .._autograd import grad_mode
 from .._autograd import tangents as _tangents
 from .._creation import zeros_like
 from .._tensor import Tensor
+from .broadcasting import broadcast_shapes
 from .primitive import Primitive
 from .view_tracking import regenerate_view_node
 
@@ -78,12 +79,22 @@ def check_writable(t: Tensor) -> None:
         raise RuntimeError(LEAF_VIEW_INPLACE)
 
 
-def check_castable(t: Tensor, new: np.ndarray) -> None:
-    src, dst = new.dtype, t._data.dtype
-    if (src.kind == "f" and dst.kind in "iub") or (src.kind in "iu" and dst.kind == "b"):
+def check_castable(result: Any, out: Any) -> None:
+    """PyTorch's error when an in-place op's result dtype is of a higher kind (bool, then
+    integer, then float) than the tensor it is written into. Either is a chainrule or a
+    NumPy dtype."""
+    if _dtype.to_dtype(result)._category > _dtype.to_dtype(out)._category:
         raise RuntimeError(
-            f"result type {_dtype.scalar_name(src)} can't be cast to the desired output type "
-            f"{_dtype.scalar_name(dst)}"
+            f"result type {_dtype.scalar_name(result)} can't be cast to the desired output "
+            f"type {_dtype.scalar_name(out)}"
+        )
+
+
+def _check_shape(t: Tensor, shape: tuple[int, ...]) -> None:
+    if shape != t._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(t._data.shape)} doesn't match the broadcast shape "
+            f"{list(shape)}"
         )
 
 
@@ -122,21 +133,40 @@ def into_base(
     region: Callable[[Tensor], Tensor],
     keep: Any,
     prim: Primitive = copy_slices,
+    **params: Any,
 ) -> None:
-    """Record that `region` of `base` now holds `src` (a `CopySlices` node on the base)."""
+    """Record that `region` of `base` now holds `src` (a `CopySlices` node on the base, or
+    `prim`'s, given `params` besides)."""
     alias = Tensor._make(base._data, base._requires_grad, base._grad_fn, base._output_nr)
     alias._accumulator = base._accumulator
-    out = prim(alias, src, region=region, keep=Tensor._make(keep))
+    out = prim(alias, src, region=region, keep=Tensor._make(keep), **params)
     base._grad_fn, base._output_nr = out._grad_fn, 0
     base._requires_grad = True
 
 
-def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
-    """Run `compute` on `t`'s current value and write the result into `t` (see the Note)."""
+def apply_inplace(
+    t: Tensor,
+    compute: Callable[[Tensor], Tensor],
+    operands: Sequence[Any] = (),
+    promoted: Any = None,
+) -> Tensor:
+    """PyTorch's in-place op: `compute` run on `t`'s current value, checked as PyTorch
+    checks, and written into `t` (see the Note). Every in-place op comes through here.
+
+    Before computing: the op's other inputs (`operands`: tensors or numbers) must
+    broadcast to `t`'s shape, and `promoted`, the dtype an op that promotes computes
+    in, must cast to `t`'s dtype. After: the result must have `t`'s shape, and a dtype
+    `t` can hold.
+    """
     check_writable(t)
+    if operands:
+        shapes = [v._data.shape for v in operands if isinstance(v, Tensor)]
+        _check_shape(t, broadcast_shapes(t._data.shape, *shapes))
+    if promoted is not None:
+        check_castable(promoted, t._data.dtype)
     if not grad_mode.is_grad_enabled():
         new = compute(t)
-        check_castable(t, new._data)
+        _check_result(t, new)
         t._data[...] = new._data
         update_tangent(t, new, ...)
         bump_version(t)
@@ -146,7 +176,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
         # A copy: `t`'s tangent is about to be overwritten, and nodes may save `old`.
         _tangents.set_tangent(old, _tangents._without_push(tangent.clone))
     new = compute(old)
-    check_castable(t, new._data)
+    _check_result(t, new)
     if new._requires_grad:
         check_multi_view(t, records=True)
     t._data[...] = new._data
@@ -155,6 +185,11 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
         _rebase(t, new)
     bump_version(t)
     return t
+
+
+def _check_result(t: Tensor, new: Tensor) -> None:
+    _check_shape(t, new._data.shape)
+    check_castable(new._data.dtype, t._data.dtype)
 
 
 def bump_version(t: Tensor) -> None:

@@ -25,7 +25,9 @@ from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, _sequence, node_watc
 from .._backward.saved import SavedTensor, _saved_hooks
 from .._dims import wrap_dim, wrap_dims
 from .._tensor import Tensor
+from .declarations import record_declaration
 from .forward_mode import push_forward
+from .quiet import quiet
 
 __all__ = [
     "Number",
@@ -285,6 +287,7 @@ class Primitive:
         if len(grads) != len(inputs):
             raise ValueError(f"{name}: {len(inputs)} inputs but {len(grads)} rules")
         self.name = name
+        record_declaration(name)
         self.forward = forward
         self.grads = tuple(grads)
         self.one_rule = len(self.grads) == 1 and self.grads[0] is not None and not variadic
@@ -402,25 +405,40 @@ def _scalar_array(value: Any, np_dtype: np.dtype) -> np.ndarray:
 
 
 def as_operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
-    """Tensors and Python numbers as tensors of one promoted dtype, and that dtype.
+    """Tensors and Python numbers as tensors of one promoted dtype, and that dtype: the
+    one way an op promotes its operands.
 
-    Python numbers become 0-d tensors of the result dtype; tensors keep their
-    own dtype (the op casts its arrays, so the graph shows no conversion node).
+    Python numbers become 0-d tensors of the result dtype (see `_number`); tensors
+    keep their own dtype (the op casts its arrays, so the graph shows no conversion node).
     """
     if len(values) == 2:
         fast = _same_kind_pair(*values)
         if fast is not None:
             return fast
-    dt = _dtype.result_type(*values)
-    tensors = []
     for v in values:
-        if isinstance(v, Tensor):
-            tensors.append(v)
-        elif isinstance(v, bool | int | float | np.number | np.bool_):
-            tensors.append(scalar_tensor(v, dt))
-        else:
+        if not isinstance(v, Tensor | bool | int | float | np.number | np.bool_):
             raise TypeError(f"expected Tensor or Number as argument, but got {type(v).__name__}")
-    return dt, tensors
+    for v in values:
+        _check_int(v)
+    dt = _dtype.result_type(*values)
+    return dt, [v if isinstance(v, Tensor) else _number(v, dt) for v in values]
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _check_int(value: Any) -> None:
+    """PyTorch's OverflowError for a Python int no int64 holds."""
+    if type(value) is int and not _INT64_MIN <= value <= _INT64_MAX:
+        raise OverflowError("int too big to convert")
+
+
+def _number(value: Any, dt: _dtype.dtype) -> Tensor:
+    """A Python number operand as a 0-d tensor of `dt`; a float too large for it is inf,
+    quietly, as in PyTorch (1e300 beside a float32 tensor)."""
+    if type(value) is float and not -65504.0 <= value <= 65504.0:  # past float16's range
+        return quiet(scalar_tensor, value, dt)
+    return scalar_tensor(value, dt)
 
 
 # The tensor kinds that keep their dtype when combined with a Python number of a type.
@@ -450,8 +468,14 @@ def _same_kind_pair(a: Any, b: Any) -> tuple[_dtype.dtype, list[Tensor]] | None:
     dt = pair_dtype(a, b)
     if dt is None:
         return None
-    if type(b) is Tensor:
+    kind = type(b)
+    if kind is Tensor:
         return dt, [a, b]
+    # _check_int and _number, spelled out for the common case: a small int or float.
+    if kind is int and not _INT64_MIN <= b <= _INT64_MAX:
+        raise OverflowError("int too big to convert")
+    if kind is float and not -65504.0 <= b <= 65504.0:
+        return dt, [a, quiet(scalar_tensor, b, dt)]
     return dt, [a, scalar_tensor(b, dt)]
 
 

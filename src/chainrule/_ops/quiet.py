@@ -1,15 +1,17 @@
 """NumPy calls with floating-point warnings off: PyTorch computes 1/0, log(0) and
-inf - inf silently, so chainrule's ops do too.
+inf - inf silently, so chainrule's ops do too. The one place that switches them off:
 
-`np.errstate` costs about a microsecond each time, more than a ufunc on a small
-array. On NumPy 2 the setting it makes is one context variable (so per thread, as
-errstate's), which `mute` sets directly; with older NumPy it enters an errstate.
-
-    token = mute()
+    quiet(fn, *args)      one call
+    quietly(fn)           `fn`, made to run quietly on every call (a forward, a kernel)
+    token = mute()        the hot path's form, with no call in between:
     try:
         ...
     finally:
         unmute(token)
+
+`np.errstate` costs about a microsecond each time, more than a ufunc on a small
+array. On NumPy 2 the setting it makes is one context variable (so per thread, as
+errstate's), which `mute` sets directly; with older NumPy it enters an errstate.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["mute", "quiet", "unmute"]
+__all__ = ["mute", "quiet", "quietly", "unmute"]
 
 R = TypeVar("R")
 
@@ -54,3 +56,9 @@ def quiet(fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
         return fn(*args, **kwargs)
     finally:
         unmute(token)
+
+
+def quietly(fn: Callable[..., R]) -> Callable[..., R]:
+    """`fn`, running with NumPy's floating-point warnings off on every call."""
+
+    return functools.update_wrapper(functools.partial(quiet, fn), fn)

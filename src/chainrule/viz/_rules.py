@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._ops.primitive import OpNode, Primitive
+from .._ops.quiet import quiet
 from ..autograd.function import BackwardCFunction
 from ..autograd.graph import AccumulateGrad, Node
 from ._summary import format_key, format_number
@@ -276,8 +277,7 @@ def _ratio(g: np.ndarray, gi: np.ndarray, constant: bool) -> np.ndarray | None:
     if shape != gi.shape:  # broadcasting was undone by a sum: the entries are mixed
         return None
     known = np.broadcast_to(g != 0, shape)
-    with np.errstate(all="ignore"):
-        ratio = gi / g
+    ratio = quiet(np.divide, gi, g)  # 0/0 and x/0 where g is 0: masked out below
     if constant:
         seen = ratio[known]
         if seen.size and np.allclose(seen, seen[0], rtol=1e-5, equal_nan=True):

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from .._ops.quiet import quiet
+
 __all__ = ["format_key", "format_number", "summarize"]
 
 
@@ -106,5 +108,5 @@ def _nested(data: np.ndarray) -> str:
 
 
 def _norm(data: np.ndarray) -> str:
-    with np.errstate(all="ignore"):  # inf and nan entries give an inf or nan norm, quietly
-        return format_number(np.linalg.norm(data.reshape(-1).astype(np.float64)))
+    # inf and nan entries give an inf or nan norm, quietly
+    return format_number(quiet(np.linalg.norm, data.reshape(-1).astype(np.float64)))

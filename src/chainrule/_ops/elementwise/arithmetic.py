@@ -17,6 +17,7 @@ from ..primitive import (
     tangents_or_zeros,
 )
 from ..quiet import quiet
+from .binary_common import Binary
 from .conditional import where
 from .division import div_rounded
 from .forwards import (
@@ -25,35 +26,31 @@ from .forwards import (
     scaled_binary_forward,
 )
 
-_add: Primitive = Primitive(
-    "AddBackward0",
+# Numbers join add, sub, mul and div as 0-d tensors (as_operands): their nodes take two
+# tensors. `_add.both` is the node's Primitive, which Tensor's operators call directly.
+_add: Binary = Binary(
     scaled_binary_forward(np.add),
-    inputs=("self", "other"),
-    grads=(lambda g, n: g, lambda g, n: g if n.alpha == 1 else g * n.alpha),
+    (lambda g, n: g, lambda g, n: g if n.alpha == 1 else g * n.alpha),
+    "AddBackward0",
     formulas=("1", "{alpha}"),
-    tangent=lambda ts, p: _add(*tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha),
+    tangent=lambda ts, p: _add.both(
+        *tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha
+    ),
 )
 _subtract = scaled_binary_forward(np.subtract)
-_sub: Primitive = Primitive(
-    "SubBackward0",
+_sub: Binary = Binary(
     _subtract,
-    inputs=("self", "other"),
-    grads=(lambda g, n: g, lambda g, n: -g if n.alpha == 1 else g * -n.alpha),
+    (lambda g, n: g, lambda g, n: -g if n.alpha == 1 else g * -n.alpha),
+    "SubBackward0",
     formulas=("1", "-{alpha}"),
-    tangent=lambda ts, p: _sub(*tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha),
+    tangent=lambda ts, p: _sub.both(
+        *tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha
+    ),
 )
-_rsub = Primitive(  # other - self, for `number - tensor`: the number is no input (one edge)
-    "RsubBackward1",
-    lambda a, other, dt: np.subtract(other._data, a, dtype=dt),
-    grads=(lambda g, n: -g,),
-    formulas=("-1",),
-    tangent="elementwise",
-)
-_mul = Primitive(
-    "MulBackward0",
+_mul = Binary(
     binary_forward(np.multiply),
-    inputs=("self", "other"),
-    grads=(lambda g, n: g * n.other, lambda g, n: g * n.self),
+    (lambda g, n: g * n.other, lambda g, n: g * n.self),
+    "MulBackward0",
     formulas=("other", "self"),
     tangent="multilinear",
 )
@@ -104,13 +101,11 @@ def add_scalar(input: Tensor, other: Any) -> Tensor:
     return _add_scalar(input, other=other)
 
 
-_div = Primitive(
-    "DivBackward0",
+_div = Binary(
     binary_forward(np.true_divide),
-    inputs=("self", "other"),
-    grads=(lambda g, n: g / n.other, lambda g, n: -g * (n.self / n.other / n.other)),
+    (lambda g, n: g / n.other, lambda g, n: -g * (n.self / n.other / n.other)),
+    "DivBackward0",
     formulas=("1/other", "-self/other²"),
-    tangent="elementwise",
 )
 
 
@@ -135,14 +130,14 @@ def add(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
         alpha = 1
     elif alpha != 1:
         _check_alpha([a, b], alpha, "add")
-    return _add(a, b, dt=dt.np, alpha=alpha)
+    return _add.both(a, b, dt=dt.np, alpha=alpha)
 
 
 def sub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     """input - alpha * other, broadcasting."""
     dt, (a, b) = as_operands(input, other)
     _check_no_bool(dt, input, other)
-    return _sub(a, b, dt=dt.np, alpha=alpha)
+    return _sub.both(a, b, dt=dt.np, alpha=alpha)
 
 
 subtract = sub
@@ -165,13 +160,14 @@ def _check_no_bool(dt: _dtype.dtype, *values: Any) -> None:
         )
 
 
-_rsub_tensor: Primitive = Primitive(  # other - alpha * self, both tensors
+# other - alpha * self; a number `other` is no input (RsubBackward1 has one edge).
+_rsub: Binary = Binary(
+    lambda a, b, dt, alpha=1: _subtract(b, a, dt, alpha),
+    (lambda g, n: -g if n.alpha == 1 else g * -n.alpha, lambda g, n: g),
     "RsubBackward0",
-    lambda a, b, dt, alpha: _subtract(b, a, dt, alpha),
-    inputs=("self", "other"),
-    grads=(lambda g, n: -g if n.alpha == 1 else g * -n.alpha, lambda g, n: g),
+    "RsubBackward1",
     formulas=("-{alpha}", "1"),
-    tangent=lambda ts, p: _rsub_tensor(
+    tangent=lambda ts, p: _rsub.both(
         *tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha
     ),
 )
@@ -182,18 +178,18 @@ def rsub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     if isinstance(other, Tensor):
         dt, (a, b) = as_operands(input, other)
         _check_no_bool(dt, input, other)
-        return _rsub_tensor(a, b, dt=dt.np, alpha=alpha)
+        return _rsub.both(a, b, dt=dt.np, alpha=alpha)
     dt, (a, b) = as_operands(input, other)
     _check_no_bool(dt, input, other)
     if alpha != 1:
         a = a * alpha
-    return _rsub(a, other=b, dt=dt.np)
+    return _rsub.second(a, other=b, dt=dt.np, alpha=1)
 
 
 def mul(input: Tensor, other: Tensor | Number) -> Tensor:
     """Elementwise product, broadcasting."""
     dt, (a, b) = as_operands(input, other)
-    return _mul(a, b, dt=dt.np)
+    return _mul.both(a, b, dt=dt.np)
 
 
 multiply = mul
@@ -208,7 +204,7 @@ def div(input: Tensor, other: Tensor | Number, *, rounding_mode: str | None = No
         dt = _dtype.get_default_dtype()
         # A Python number joins as that float (int8 tensor / 128 divides by 128, not -128).
         a, b = (v if isinstance(v, Tensor) else scalar_tensor(v, dt) for v in (input, other))
-    return _div(a, b, dt=dt.np)
+    return _div.both(a, b, dt=dt.np)
 
 
 divide = true_divide = div
@@ -252,24 +248,22 @@ _pow_scalar = Primitive(  # tensor ** number
     formulas=("exponent * self^(exponent - 1), exponent = {exponent}",),
     tangent="elementwise",
 )
-_pow_tensor = Primitive(  # tensor ** tensor
-    "PowBackward1",
+# tensor ** tensor, and number ** tensor (the number is no input: one edge, as in PyTorch).
+_pow = Binary(
     binary_forward(np.power),
-    inputs=("self", "exponent"),
-    grads=(
+    (
         lambda g, n: where(n.exponent == 0, 0, g * n.exponent * n.self ** (n.exponent - 1)),
         lambda g, n: where((n.self == 0) & (n.exponent >= 0), 0, g * n.result * n.self.log()),
     ),
+    "PowBackward1",
+    number_first="PowBackward2",
+    first_rule=lambda g, n: where(
+        (n.base == 0) & (n.exponent >= 0), 0, g * n.result * n.base.log()
+    ),
+    inputs=("self", "exponent"),
+    first_number="base",
     formulas=("exponent * self^(exponent - 1)", "result * log(self)"),
-    tangent="elementwise",
-)
-_rpow = Primitive(  # number ** tensor: the number is no input (one edge), as in PyTorch
-    "PowBackward2",
-    lambda exponent, base, dt: np.power(base._data.astype(dt), exponent.astype(dt)),
-    inputs=("exponent",),
-    grads=(lambda g, n: where((n.base == 0) & (n.exponent >= 0), 0, g * n.result * n.base.log()),),
-    formulas=("result * log(base), base = {base}",),
-    tangent="elementwise",
+    first_formula="result * log(base), base = {base}",
 )
 
 __all__ = [
@@ -293,10 +287,10 @@ def pow(input: Tensor | Number, exponent: Tensor | Number) -> Tensor:
     """input ** exponent, for a tensor and/or number on either side."""
     if not isinstance(input, Tensor):
         dt, (base, exp_) = as_operands(input, exponent)
-        return _rpow(exp_, base=base, dt=dt.np)
+        return _pow.first(exp_, base=base, dt=dt.np)
     if isinstance(exponent, Tensor):
         dt, (a, b) = as_operands(input, exponent)
-        return _pow_tensor(a, b, dt=dt.np)
+        return _pow.both(a, b, dt=dt.np)
     dt = pair_dtype(input, exponent) or _dtype.result_type(input, exponent)
     if dt._category != 2 and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")

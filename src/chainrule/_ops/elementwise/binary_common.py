@@ -1,4 +1,5 @@
-"""Shared pieces of the binary family: torch's argument errors, operand promotion, in-place checks.
+"""Shared pieces of the binary family: torch's argument errors, the one way to declare a
+binary op (`Binary`), and the function, method and in-place method made from it.
 
 Also the three graph nodes one binary op may record, as torch does: one for two
 tensors, one for a tensor and a number (the number is no input, so the node has
@@ -18,7 +19,6 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import Number, OpNode, Primitive, Rule, as_operands, scalar_tensor
-from .forwards import broadcast_error
 
 __all__ = [
     "NUMBER",
@@ -27,16 +27,13 @@ __all__ = [
     "TensorOperandPair",
     "TensorPair",
     "Undifferentiable",
-    "check_cast",
     "check_pair",
     "dunder",
     "float_result",
-    "inplace",
     "inplace_pair_op",
     "invalid_arguments",
     "is_number",
     "not_implemented_for",
-    "operands",
     "pair_method",
     "pair_op",
     "require_tensors",
@@ -245,31 +242,14 @@ def inplace_pair_op(
 
     def method(self: Tensor, other: Any) -> Tensor:
         check_pair(f"{op}_", self, other, accepts, expected, method=True, names=names)
-        if check_promotion:
-            check_cast(operands(self, other)[0], self.dtype)
-        return inplace(self, (other,), lambda old: impl(old, other))
+        promoted = as_operands(self, other)[0] if check_promotion else None
+        return apply_inplace(self, lambda old: impl(old, other), (other,), promoted)
 
     method.__name__ = method.__qualname__ = f"{op}_"
     return method
 
 
-# --- operands ------------------------------------------------------------------------------
-
-_INT64 = np.iinfo(np.int64)
-
-
-def operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
-    """`as_operands`, with torch's OverflowError for Python ints no int64 holds.
-
-    A float too large for a float32 tensor's dtype becomes inf quietly, as in torch.
-    """
-    for v in values:
-        if type(v) is int and not _INT64.min <= v <= _INT64.max:
-            raise OverflowError("int too big to convert")
-    if any(type(v) is float for v in values):
-        with np.errstate(over="ignore"):
-            return as_operands(*values)
-    return as_operands(*values)
+# --- dtypes ---------------------------------------------------------------------------------
 
 
 def float_result(dt: _dtype.dtype) -> _dtype.dtype:
@@ -326,7 +306,7 @@ class Undifferentiable:
         return prim(*edges, arrays=[t._data for t in tensors], **params)
 
 
-Kernel = Callable[[np.ndarray, np.ndarray, np.dtype], np.ndarray]
+Kernel = Callable[..., np.ndarray]
 
 
 def _node(
@@ -336,28 +316,33 @@ def _node(
     inputs: tuple[str, ...],
     rules: Sequence[Rule | None],
     formulas: Sequence[str | None],
-) -> Callable[..., Tensor] | None:
+    tangent: Any = "elementwise",  # forward mode applies each rule to its input's tangent
+) -> Any:
     if name is None:
         return None
     if name == "NotImplemented":
         return Undifferentiable(aten, forward, inputs)
-    # Elementwise: forward mode applies each rule to its input's tangent.
-    return Primitive(
-        name, forward, grads=rules, inputs=inputs, tangent="elementwise", formulas=formulas
-    )
+    return Primitive(name, forward, grads=rules, inputs=inputs, tangent=tangent, formulas=formulas)
 
 
 @dataclass
 class Binary:
-    """An elementwise binary op as torch records it, with a node for each operand pattern.
+    """An elementwise binary op as torch records it, with a node for each operand pattern:
+    the one way to declare a binary op.
 
-    `kernel(a, b, dt)` computes on arrays in dtype `dt`. The two `rules` read
-    `n.self` and `n.other`: a saved input or, when that side was a number, a
-    0-d tensor among the node's parameters. When the number comes first, the
-    tensor's rule is `first_rule`, which reads the number as `n.input` (a
-    parameter cannot be called `self`). A node name of None means torch has no
-    such form; "NotImplemented" that it has no derivative for it. `formulas` (and
-    `first_formula`) say the rules as Primitive's `formulas` do.
+    `kernel(a, b, dt, **params)` computes on arrays in dtype `dt` (`binary_forward`
+    makes one from a NumPy ufunc). The two `rules` read the inputs by their names,
+    `inputs` (`n.self` and `n.other`): a saved input or, when that side was a
+    number, a 0-d tensor among the node's parameters. When the number comes first,
+    the tensor's rule is `first_rule`, which reads the number by the name
+    `first_number` (`n.input`: a parameter cannot be called `self`). A node name of
+    None means torch has no such form; "NotImplemented" that it has no derivative
+    for it. `tangent` is forward mode's rule for the two-tensor node (see
+    `Primitive`); the others are elementwise. `formulas` (and `first_formula`) say
+    the rules as Primitive's `formulas` do.
+
+    `both`, `second` and `first` are the nodes for two tensors, a number second
+    and a number first; calling the Binary picks one.
     """
 
     kernel: Kernel
@@ -367,32 +352,38 @@ class Binary:
     number_first: str | None = None
     first_rule: Rule | None = None
     aten: str = ""
+    inputs: tuple[str, str] = ("self", "other")
+    tangent: Any = "elementwise"
+    first_number: str = "input"
     formulas: tuple[str | None, str | None] = (None, None)
     first_formula: str | None = None
 
     def __post_init__(self) -> None:
         k, (self_rule, other_rule) = self.kernel, self.rules
-        self._both = _node(
+        # Two tensors: the kernel is the forward itself (no call in between: `a * b` runs it).
+        self.both = _node(
             self.tensors,
             self.aten,
-            lambda a, b, dt, **_: k(a, b, dt),
-            ("self", "other"),
+            k,
+            self.inputs,
             (self_rule, other_rule),
             self.formulas,
+            self.tangent,
         )
-        self._second = _node(
+        self.second = _node(
             self.number_second,
             self.aten,
-            lambda a, other, dt, **_: k(a, other._data, dt),
-            ("self",),
+            lambda a, other, dt, **p: k(a, other._data, dt, **p),
+            self.inputs[:1],
             (self_rule,),
             self.formulas[:1],
         )
-        self._first = _node(
+        number = self.first_number
+        self.first = _node(
             self.number_first,
             self.aten,
-            lambda b, input, dt, **_: k(input._data, b, dt),
-            ("other",),
+            lambda b, dt, **p: k(p.pop(number)._data, b, dt, **p),
+            self.inputs[1:],
             (self.first_rule,),
             (self.first_formula,),
         )
@@ -401,12 +392,13 @@ class Binary:
         """The op on tensors or a tensor and a number (either side), computing in `dt`."""
         if isinstance(other, Tensor):
             if isinstance(input, Tensor):
-                assert self._both is not None
-                return self._both(input, other, dt=dt.np, **params)
-            assert self._first is not None
-            return self._first(other, input=scalar_tensor(input, dt), dt=dt.np, **params)
-        assert self._second is not None
-        return self._second(input, other=scalar_tensor(other, dt), dt=dt.np, **params)
+                assert self.both is not None
+                return self.both(input, other, dt=dt.np, **params)
+            assert self.first is not None
+            number = {self.first_number: scalar_tensor(input, dt)}
+            return self.first(other, dt=dt.np, **number, **params)
+        assert self.second is not None
+        return self.second(input, other=scalar_tensor(other, dt), dt=dt.np, **params)
 
 
 def dunder(fn: Callable[[Any, Any], Tensor], reflected: bool = False) -> TensorOperandPair:
@@ -418,33 +410,3 @@ def dunder(fn: Callable[[Any, Any], Tensor], reflected: bool = False) -> TensorO
         return fn(other, self) if reflected else fn(self, other)
 
     return op
-
-
-# --- in place ------------------------------------------------------------------------------
-
-
-def check_cast(result: _dtype.dtype, out: _dtype.dtype) -> None:
-    """torch's error when an in-place op's result dtype is of a higher kind than the tensor's."""
-    if result._category > out._category:
-        raise RuntimeError(
-            f"result type {_dtype.scalar_name(result)} can't be cast to the desired output type "
-            f"{_dtype.scalar_name(out)}"
-        )
-
-
-def inplace(self: Tensor, others: Sequence[Any], compute: Callable[[Tensor], Tensor]) -> Tensor:
-    """Write `compute(self)` into `self`, after torch's checks that its shape can hold it."""
-    shape = tuple(self._data.shape)
-    for other in others:
-        if isinstance(other, Tensor):
-            theirs = tuple(other._data.shape)
-            try:
-                shape = np.broadcast_shapes(shape, theirs)
-            except ValueError:
-                raise RuntimeError(broadcast_error(shape, theirs)) from None
-    if shape != tuple(self._data.shape):
-        raise RuntimeError(
-            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-            f"{list(shape)}"
-        )
-    return apply_inplace(self, compute)

@@ -16,21 +16,23 @@ from ... import _dtype
 from ..._creation import zeros_like
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
-from ..primitive import Number, Primitive
+from ..inplace import apply_inplace
+from ..primitive import Number, as_operands
+from ..quiet import quietly
 from .arithmetic import pow
 from .binary_common import (
     Binary,
     Undifferentiable,
     check_pair,
     float_result,
-    inplace,
     inplace_pair_op,
     not_implemented_for,
-    operands,
     pair_method,
     pair_op,
 )
 from .conditional import where
+from .exp_log import log1p
+from .forwards import binary_forward
 
 __all__ = [
     "arctan2",
@@ -52,16 +54,6 @@ _SECOND = "Tensor input, Number other, *, Tensor out = None"
 _FIRST = "Number self, Tensor other, *, Tensor out = None"
 
 
-def _quiet(np_fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    """A kernel computing `np_fn` in dtype `dt`, silent about inf and nan (as torch is)."""
-
-    def kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            return np.asarray(np_fn(a.astype(dt, copy=False), b.astype(dt, copy=False)))
-
-    return kernel
-
-
 def _zero(g: Tensor, n: Any) -> Tensor:
     return zeros_like(g)
 
@@ -75,7 +67,7 @@ def _floats_only(kernel: str, prim: Binary) -> Callable[[Any, Any], Tensor]:
     """An op torch computes for floating-point dtypes only."""
 
     def impl(input: Tensor, other: Tensor) -> Tensor:
-        dt, _ = operands(input, other)
+        dt, _ = as_operands(input, other)
         if not dt.is_floating_point:
             raise not_implemented_for(kernel, dt)
         return prim(input, other, dt)
@@ -87,7 +79,7 @@ def _to_float(prim: Binary) -> Callable[[Any, Any], Tensor]:
     """An op whose integer operands give the default float."""
 
     def impl(input: Any, other: Any) -> Tensor:
-        dt, _ = operands(input, other)
+        dt, _ = as_operands(input, other)
         return prim(input, other, float_result(dt))
 
     return impl
@@ -105,7 +97,7 @@ def _atan2_grad(g: Tensor, numerator: Tensor, x: Tensor, y: Tensor) -> Tensor:
 def _atan2_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     # float32 through float64: NumPy's float32 arctan2 is off by an ulp where torch's is not.
     wide = np.promote_types(dt, np.float64)
-    return _quiet(np.arctan2)(a, b, wide).astype(dt, copy=False)
+    return binary_forward(np.arctan2)(a, b, wide).astype(dt, copy=False)
 
 
 _atan2 = Binary(
@@ -131,7 +123,7 @@ arctan2_method = pair_method("arctan2", _atan2_impl, "tensors", doc=arctan2.__do
 arctan2_ = inplace_pair_op("arctan2", _atan2_impl, "tensors")
 
 _hypot = Binary(
-    _quiet(np.hypot),  # without overflow for large inputs
+    binary_forward(np.hypot),  # without overflow for large inputs
     (lambda g, n: g * n.self / n.result, lambda g, n: g * n.other / n.result),
     "HypotBackward0",
     formulas=("self/result", "other/result"),
@@ -151,7 +143,7 @@ def _copysign_grad(g: Tensor, x: Tensor, result: Tensor) -> Tensor:
 
 
 _copysign = Binary(
-    _quiet(np.copysign),
+    binary_forward(np.copysign),
     (lambda g, n: _copysign_grad(g, n.self, n.result), _zero),
     "CopysignBackward0",
     "CopysignBackward1",
@@ -175,11 +167,11 @@ copysign_ = inplace_pair_op("copysign", _copysign_impl, "number second", (_BOTH,
 
 
 def _xlogy_kernel(log: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    @quietly
     def kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
         a, b = a.astype(dt, copy=False), b.astype(dt, copy=False)
-        with np.errstate(all="ignore"):
-            # 0 where x is 0, unless y is nan; x * log(y) elsewhere.
-            return np.asarray(np.where((a == 0) & (b == b), np.zeros((), dt), a * log(b)))
+        # 0 where x is 0, unless y is nan; x * log(y) elsewhere.
+        return np.asarray(np.where((a == 0) & (b == b), np.zeros((), dt), a * log(b)))
 
     return kernel
 
@@ -213,19 +205,10 @@ xlogy_method = pair_method(
 )
 xlogy_ = inplace_pair_op("xlogy", _xlogy_impl, "number second", (_BOTH, _SECOND))
 
-# log1p belongs to the unary family; this private copy keeps the two families independent.
-_log1p = Primitive(
-    "Log1PBackward0",
-    lambda a: np.log1p(a),
-    grads=(lambda g, n: g / (n.self + 1),),
-    formulas=("1/(1 + self)",),
-    tangent="elementwise",
-)
-
 
 def _xlog1py_self_grad(g: Tensor, x: Tensor, y: Tensor) -> Tensor:
     outside = (x == 0) & (y <= -1)
-    return where(outside, 0, g * _log1p(where(outside, 0, y)))
+    return where(outside, 0, g * log1p(where(outside, 0, y)))
 
 
 _xlog1py = Binary(
@@ -255,7 +238,7 @@ xlog1py.__name__ = xlog1py.__qualname__ = "xlog1py"
 # --- logaddexp, logaddexp2 -----------------------------------------------------------------
 
 _logaddexp = Binary(
-    _quiet(np.logaddexp),
+    binary_forward(np.logaddexp),
     # 1 / (1 + exp(other - input)), as a sigmoid: no overflow for large differences.
     (
         lambda g, n: g * (n.self - n.other).sigmoid(),
@@ -270,7 +253,7 @@ logaddexp = pair_op(
 )
 logaddexp_method = pair_method("logaddexp", _logaddexp_impl, "tensors", doc=logaddexp.__doc__)
 _logaddexp2 = Binary(
-    _quiet(np.logaddexp2),
+    binary_forward(np.logaddexp2),
     (
         lambda g, n: g * ((n.self - n.other) * _LN2).sigmoid(),
         lambda g, n: g * ((n.other - n.self) * _LN2).sigmoid(),
@@ -290,7 +273,7 @@ logaddexp2_method = pair_method("logaddexp2", _logaddexp2_impl, "tensors", doc=l
 # torch passes the gradient through to input (none where input equals other, and none
 # to other), as if the step were 0.
 _nextafter = Binary(
-    _quiet(np.nextafter),
+    binary_forward(np.nextafter),
     (lambda g, n: where(n.self == n.other, 0, g), _zero),
     "NextafterBackward0",
     formulas=("1, 0 where self = other", "0"),
@@ -339,11 +322,11 @@ heaviside_ = inplace_pair_op(
 # --- ldexp ---------------------------------------------------------------------------------
 
 
+@quietly
 def _ldexp_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        if b.dtype.kind == "f":  # torch: input * 2**other, the power in other's dtype
-            return np.multiply(a.astype(dt, copy=False), np.exp2(b).astype(dt, copy=False))
-        return np.ldexp(a.astype(dt, copy=False), b.astype(np.int64, copy=False))  # exact
+    if b.dtype.kind == "f":  # torch: input * 2**other, the power in other's dtype
+        return np.multiply(a.astype(dt, copy=False), np.exp2(b).astype(dt, copy=False))
+    return np.ldexp(a.astype(dt, copy=False), b.astype(np.int64, copy=False))  # exact
 
 
 _ldexp = Binary(
@@ -357,7 +340,7 @@ _ldexp = Binary(
 def _ldexp_impl(input: Tensor, other: Tensor) -> Tensor:
     if input.dtype.is_floating_point and other.dtype is _dtype.bool_:
         raise not_implemented_for("ldexp_cpu_exp", other.dtype)
-    dt, _ = operands(input, other)
+    dt, _ = as_operands(input, other)
     return _ldexp(input, other, float_result(dt))
 
 
@@ -372,7 +355,7 @@ def ldexp_(self: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(
             f"ldexp can't be cast to the desired output type {scalar_name(self.dtype)}"
         )
-    return inplace(self, (other,), lambda old: _ldexp_impl(old, other))
+    return apply_inplace(self, lambda old: _ldexp_impl(old, other), (other,))
 
 
 # --- float_power ---------------------------------------------------------------------------
@@ -414,4 +397,4 @@ def float_power_(self: Tensor, exponent: Tensor | Number) -> Tensor:
             f"the base given to float_power_ has dtype {scalar_name(self.dtype)} but the "
             "operation's result requires dtype Double"
         )
-    return inplace(self, (exponent,), lambda old: _float_power_impl(old, exponent))
+    return apply_inplace(self, lambda old: _float_power_impl(old, exponent), (exponent,))

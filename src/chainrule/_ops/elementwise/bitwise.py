@@ -14,14 +14,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Number, as_operands
-from .binary_common import (
-    dunder,
-    inplace_pair_op,
-    not_implemented_for,
-    operands,
-    pair_method,
-    pair_op,
-)
+from .binary_common import dunder, inplace_pair_op, not_implemented_for, pair_method, pair_op
 from .compare import _compare
 
 __all__ = [
@@ -80,7 +73,7 @@ _SIGNATURES = (
 
 def _shift(kernel: str, np_fn: Any, left: bool) -> Callable[[Any, Any], Tensor]:
     def impl(input: Any, other: Any) -> Tensor:
-        dt, (a, b) = operands(input, other)
+        dt, (a, b) = as_operands(input, other)
         if dt.np.kind not in "iu":
             raise not_implemented_for(kernel, dt)
         x, n = a._data.astype(dt.np, copy=False), b._data.astype(dt.np, copy=False)

@@ -15,10 +15,11 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
+from ..broadcasting import broadcast_error
 from ..primitive import Primitive, scalar_tensor
+from ..quiet import quietly
 from .conditional import where
-from .forwards import broadcast_error
-from .unary_common import check_tensor, inplace_form, quiet
+from .unary_common import check_tensor, inplace_form
 
 __all__ = [
     "clamp",
@@ -82,14 +83,14 @@ def _clamp_arrays(a: np.ndarray, lo: np.ndarray, hi: np.ndarray, dt: np.dtype) -
 
 _clamp_scalar = Primitive(
     "ClampBackward1",
-    quiet(_clamp_numbers),
+    quietly(_clamp_numbers),
     grads=(lambda g, n: where(_within(n.self, n.lo, n.hi), g, 0.0),),
     formulas=("1 where {lo:-∞} ≤ self ≤ {hi:∞}, else 0",),
     tangent="elementwise",
 )
 _clamp_tensor = Primitive(
     "ClampBackward0",
-    quiet(_clamp_arrays),
+    quietly(_clamp_arrays),
     inputs=("self", "min", "max"),
     grads=(
         lambda g, n: where((n.self >= n.min) & (n.self <= n.max), g, 0.0),
@@ -105,14 +106,14 @@ _clamp_tensor = Primitive(
 )
 _clamp_min_scalar = Primitive(
     "ClampMinBackward0",
-    quiet(lambda a, lo, dt: _clamp_numbers(a, lo, None, dt)),
+    quietly(lambda a, lo, dt: _clamp_numbers(a, lo, None, dt)),
     grads=(lambda g, n: where(n.self >= n.lo, g, 0.0),),
     formulas=("1 where self ≥ {lo}, else 0",),
     tangent="elementwise",
 )
 _clamp_min_tensor = Primitive(
     "ClampMinBackward1",
-    quiet(lambda a, lo, dt: np.maximum(a.astype(dt), lo.astype(dt))),
+    quietly(lambda a, lo, dt: np.maximum(a.astype(dt), lo.astype(dt))),
     inputs=("self", "min"),
     grads=(
         lambda g, n: where(n.self >= n.min, g, 0.0),
@@ -123,14 +124,14 @@ _clamp_min_tensor = Primitive(
 )
 _clamp_max_scalar = Primitive(
     "ClampMaxBackward0",
-    quiet(lambda a, hi, dt: _clamp_numbers(a, None, hi, dt)),
+    quietly(lambda a, hi, dt: _clamp_numbers(a, None, hi, dt)),
     grads=(lambda g, n: where(n.self <= n.hi, g, 0.0),),
     formulas=("1 where self ≤ {hi}, else 0",),
     tangent="elementwise",
 )
 _clamp_max_tensor = Primitive(
     "ClampMaxBackward1",
-    quiet(lambda a, hi, dt: np.minimum(a.astype(dt), hi.astype(dt))),
+    quietly(lambda a, hi, dt: np.minimum(a.astype(dt), hi.astype(dt))),
     inputs=("self", "max"),
     grads=(
         lambda g, n: where(n.self <= n.max, g, 0.0),

@@ -14,18 +14,19 @@ import numpy as np
 from ... import _dtype
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
-from ..primitive import Number, Primitive, as_operands
+from ..broadcasting import broadcast_shapes
+from ..inplace import apply_inplace
+from ..primitive import Number, as_operands
+from ..quiet import quietly
 from .binary_common import (
     Binary,
     check_pair,
-    inplace,
-    operands,
     pair_method,
     pair_op,
     require_tensors,
 )
 from .conditional import where
-from .forwards import broadcast_error
+from .forwards import binary_forward
 
 __all__ = [
     "allclose",
@@ -53,8 +54,7 @@ def _compare(np_fn: Any, name: str) -> Callable[[Tensor, Tensor | Number], Tenso
     """A comparison or logical op: a bool tensor, outside the graph."""
 
     def compare(input: Tensor, other: Tensor | Number) -> Tensor:
-        with np.errstate(over="ignore"):  # 1e300 against a float32 tensor is inf, quietly
-            _, (a, b) = as_operands(input, other)
+        _, (a, b) = as_operands(input, other)
         return Tensor._make(np.asarray(np_fn(a._data, b._data)))
 
     compare.__name__ = name
@@ -70,16 +70,9 @@ ge = _compare(np.greater_equal, "ge")
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
-def _same_dtype(np_fn: Any) -> Any:
-    def kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-        return np.asarray(np_fn(a.astype(dt, copy=False), b.astype(dt, copy=False)))
-
-    return kernel
-
-
 def _promoted(prim: Binary) -> Any:
     def impl(input: Tensor, other: Tensor) -> Tensor:
-        dt, _ = operands(input, other)
+        dt, _ = as_operands(input, other)
         return prim(input, other, dt)
 
     return impl
@@ -97,7 +90,7 @@ def _smaller_grad(g: Tensor, mine: Tensor, theirs: Tensor) -> Tensor:
 
 
 _maximum = Binary(
-    _same_dtype(np.maximum),
+    binary_forward(np.maximum),
     (
         lambda g, n: _larger_grad(g, n.self, n.other),
         lambda g, n: _larger_grad(g, n.other, n.self),
@@ -109,7 +102,7 @@ _maximum = Binary(
     ),
 )
 _minimum = Binary(
-    _same_dtype(np.minimum),
+    binary_forward(np.minimum),
     (
         lambda g, n: _smaller_grad(g, n.self, n.other),
         lambda g, n: _smaller_grad(g, n.other, n.self),
@@ -192,6 +185,7 @@ def _tolerance(name: str, value: Any, op: str) -> float:
     return float(value)
 
 
+@quietly
 def _close(
     op: str, input: Tensor, other: Tensor, rtol: Any, atol: Any, equal_nan: bool
 ) -> np.ndarray:
@@ -200,21 +194,17 @@ def _close(
         raise RuntimeError(f"{scalar_name(input.dtype)} did not match {scalar_name(other.dtype)}")
     rtol, atol = _tolerance("rtol", rtol, op), _tolerance("atol", atol, op)
     a, b = input._data, other._data
-    try:
-        shape = np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
-    with np.errstate(all="ignore"):
-        close = np.broadcast_to(a == b, shape)
-        if equal_nan:
-            close = close | (np.isnan(a) & np.isnan(b))
-        if rtol == 0 and atol == 0:
-            return np.asarray(close)
-        if a.dtype.kind != "f":  # torch measures integers' distance in the default float
-            a, b = (x.astype(_dtype.get_default_dtype().np) for x in (a, b))
-        allowed = atol + np.abs(rtol * b)
-        actual = np.abs(a - b)
-        return np.asarray(close | (np.isfinite(actual) & (actual <= allowed)))
+    shape = broadcast_shapes(a.shape, b.shape)
+    close = np.broadcast_to(a == b, shape)
+    if equal_nan:
+        close = close | (np.isnan(a) & np.isnan(b))
+    if rtol == 0 and atol == 0:
+        return np.asarray(close)
+    if a.dtype.kind != "f":  # torch measures integers' distance in the default float
+        a, b = (x.astype(_dtype.get_default_dtype().np) for x in (a, b))
+    allowed = atol + np.abs(rtol * b)
+    actual = np.abs(a - b)
+    return np.asarray(close | (np.isfinite(actual) & (actual <= allowed)))
 
 
 def isclose(
@@ -246,7 +236,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
     require_tensors("equal", input=input, other=other)
     if input._data.shape != other._data.shape:
         return False
-    dt, _ = operands(input, other)
+    dt, _ = as_operands(input, other)
     return bool(np.array_equal(input._data.astype(dt.np), other._data.astype(dt.np)))
 
 
@@ -309,32 +299,22 @@ def _inplace_compare(name: str, np_fn: Any) -> Callable[[Tensor, Tensor | Number
     def forward(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
         return np.asarray(np_fn(a.astype(dt, copy=False), b.astype(dt, copy=False)), a.dtype)
 
-    zero = (lambda g, n: g * 0,)
-    by_number = Primitive(
-        f"{node}Backward0",
-        lambda a, other, dt: forward(a, other._data, dt),
-        grads=zero,
-        formulas=("0",),
-        tangent="elementwise",
-    )
-    by_tensor = Primitive(
-        f"{node}Backward1",
-        forward,
-        grads=zero * 2,
-        formulas=("0", "0"),
-        inputs=("self", "other"),
-        tangent="elementwise",
+    def zero(g: Tensor, n: Any) -> Tensor:
+        return g * 0
+
+    prim = Binary(
+        forward, (zero, zero), f"{node}Backward1", f"{node}Backward0", formulas=("0", "0")
     )
 
     def compute(old: Tensor, other: Any) -> Tensor:
-        dt, (_, b) = operands(old, other)
+        dt, (_, b) = as_operands(old, other)
         if isinstance(other, Tensor):
-            return by_tensor(old, other, dt=dt.np)
-        return by_number(old, other=b, dt=dt.np)
+            return prim.both(old, other, dt=dt.np)
+        return prim.second(old, other=b, dt=dt.np)
 
     def method(self: Tensor, other: Tensor | Number) -> Tensor:
         check_pair(f"{name}_", self, other, "number second", _COMPARE_SIGNATURES, method=True)
-        return inplace(self, (other,), lambda old: compute(old, other))
+        return apply_inplace(self, lambda old: compute(old, other), (other,))
 
     method.__name__ = method.__qualname__ = f"{name}_"
     return method

@@ -7,21 +7,14 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
+from ..broadcasting import broadcast_shapes
 from ..primitive import Number, Primitive, as_operands, tangents_or_zeros
-from .forwards import broadcast_error
 
 __all__ = ["where"]
 
 
 def _where_forward(c: np.ndarray, a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-    try:
-        shape = np.broadcast_shapes(c.shape, a.shape)
-    except ValueError:
-        raise RuntimeError(broadcast_error(c.shape, a.shape)) from None
-    try:
-        np.broadcast_shapes(shape, b.shape)
-    except ValueError:
-        raise RuntimeError(broadcast_error(shape, b.shape)) from None
+    broadcast_shapes(c.shape, a.shape, b.shape)
     return np.asarray(np.where(c, a, b), dtype=dt)
 
 

@@ -14,6 +14,8 @@ import numpy as np
 from ... import _dtype
 from ..._creation import zeros_like
 from ..._tensor import Tensor
+from ..primitive import as_operands
+from ..quiet import quietly
 from .binary_common import (
     NUMBER,
     Binary,
@@ -21,7 +23,6 @@ from .binary_common import (
     inplace_pair_op,
     invalid_arguments,
     not_implemented_for,
-    operands,
     pair_method,
     pair_op,
 )
@@ -37,50 +38,54 @@ def _ints(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> tuple[np.ndarray, np.nd
     return a, b
 
 
+@quietly
 def _floor_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     # NumPy's floor division rounds as torch's (and Python's): exact for integers,
     # fmod-based for floats; the smallest int divided by -1 wraps, as in torch.
     a, b = _ints(a, b, dt)
-    with np.errstate(all="ignore"):
-        return np.floor_divide(a, b)
+    return np.floor_divide(a, b)
 
 
+@quietly
 def _trunc_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     a, b = _ints(a, b, dt)
-    with np.errstate(all="ignore"):
-        if dt.kind == "f":
-            return np.trunc(np.true_divide(a, b))
-        # The floor, one up where the exact quotient is negative and not whole.
-        q = np.floor_divide(a, b)
-        inexact_negative = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
-        return q + inexact_negative.astype(dt)
+    if dt.kind == "f":
+        return np.trunc(np.true_divide(a, b))
+    # The floor, one up where the exact quotient is negative and not whole.
+    q = np.floor_divide(a, b)
+    inexact_negative = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+    return q + inexact_negative.astype(dt)
 
 
+@quietly
 def _remainder_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     a, b = _ints(a, b, dt)
-    with np.errstate(all="ignore"):
-        if dt.kind != "f":
-            return np.remainder(a, b)
-        # Not np.remainder: a zero result keeps the dividend's sign here, as in torch.
-        m = np.fmod(a, b)
-        return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+    if dt.kind != "f":
+        return np.remainder(a, b)
+    # Not np.remainder: a zero result keeps the dividend's sign here, as in torch.
+    m = np.fmod(a, b)
+    return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
 
 
+@quietly
 def _fmod_kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     a, b = _ints(a, b, dt)
-    with np.errstate(all="ignore"):
-        return np.fmod(a, b)
+    return np.fmod(a, b)
 
 
 def _zero(g: Tensor, n: Any) -> Tensor:
     return zeros_like(g)
 
 
+_ROUNDED = {"floor": _floor_kernel, "trunc": _trunc_kernel}
+
 # Rounded division is flat almost everywhere: torch's gradient is zero for both inputs.
-_div_rounded = {
-    "floor": Binary(_floor_kernel, (_zero, _zero), "DivBackward2", formulas=("0", "0")),
-    "trunc": Binary(_trunc_kernel, (_zero, _zero), "DivBackward2", formulas=("0", "0")),
-}
+_div_rounded = Binary(
+    lambda a, b, dt, rounding_mode: _ROUNDED[rounding_mode](a, b, dt),
+    (_zero, _zero),
+    "DivBackward2",
+    formulas=("0", "0"),
+)
 _floor_divide = Binary(
     _floor_kernel,
     (None, None),
@@ -123,22 +128,22 @@ def div_rounded(input: Any, other: Any, rounding_mode: Any) -> Tensor:
         raise invalid_arguments(
             "div", (input, other), {"rounding_mode": rounding_mode}, _DIV_SIGNATURES
         )
-    if rounding_mode not in _div_rounded:
+    if rounding_mode not in _ROUNDED:
         raise RuntimeError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"
         )
-    dt, (a, b) = operands(input, other)
+    dt, (a, b) = as_operands(input, other)
     if dt is _dtype.bool_:
         raise not_implemented_for(f"div_{rounding_mode}_cpu", dt)
-    return _div_rounded[rounding_mode](a, b, dt)
+    return _div_rounded(a, b, dt, rounding_mode=rounding_mode)
 
 
 def _checked(op: str, kernel_name: str, prim: Binary) -> Any:
     """The op on operands already checked: torch's dtype refusals, then the node."""
 
     def impl(input: Any, other: Any) -> Tensor:
-        dt, (a, _) = operands(input, other)
+        dt, (a, _) = as_operands(input, other)
         if dt is _dtype.bool_:
             raise not_implemented_for(kernel_name, dt)
         if not isinstance(other, Tensor) and not isinstance(input, Tensor):

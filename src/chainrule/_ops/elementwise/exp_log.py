@@ -81,15 +81,16 @@ _sigmoid_backward: Primitive = Primitive(  # g * y * (1 - y)
 
 _sigmoid = Primitive(
     "SigmoidBackward0",
-    float_unary_forward(lambda a: _stable_sigmoid(a)),
+    float_unary_forward(lambda a: stable_sigmoid(a)),
     grads=(lambda g, n: _sigmoid_backward(g, n.result),),
     formulas=("result * (1 - result)",),
     tangent="elementwise",
 )
 
 
-def _stable_sigmoid(a: np.ndarray) -> np.ndarray:
-    # exp of a negative number only, so large |a| neither overflows nor warns.
+def stable_sigmoid(a: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-a)) on arrays, exponentiating non-positive numbers only (so large |a|
+    neither overflows nor warns)."""
     e = np.exp(-np.abs(a))
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 

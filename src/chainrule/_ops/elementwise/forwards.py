@@ -7,11 +7,11 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..broadcasting import broadcast_error
 from ..quiet import mute, unmute
 
 __all__ = [
     "binary_forward",
-    "broadcast_error",
     "float_unary_forward",
     "number_forward",
     "scaled_binary_forward",
@@ -29,6 +29,8 @@ def binary_forward(np_fn: Any) -> Any:
             # Unsafe: a 0-d int8 with a uint8 tensor computes in uint8, wrapping, as PyTorch.
             return np_fn(a, b, dtype=dt, casting="unsafe")
         except ValueError:
+            if _broadcast(a.shape, b.shape):
+                raise  # NumPy's own refusal (an integer to a negative integer power)
             raise RuntimeError(broadcast_error(a.shape, b.shape)) from None
         finally:
             unmute(token)
@@ -36,19 +38,12 @@ def binary_forward(np_fn: Any) -> Any:
     return forward
 
 
-def broadcast_error(a: tuple[int, ...], b: tuple[int, ...]) -> str:
-    """PyTorch's message for shapes that do not broadcast (the last clashing dim is named)."""
-    ndim = max(len(a), len(b))
-    for i in range(ndim - 1, -1, -1):
-        offset = ndim - 1 - i
-        sa = a[len(a) - 1 - offset] if offset < len(a) else 1
-        sb = b[len(b) - 1 - offset] if offset < len(b) else 1
-        if sa != sb and sa != 1 and sb != 1:
-            return (
-                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
-                f"non-singleton dimension {i}"
-            )
-    return f"shapes {list(a)} and {list(b)} cannot be broadcast together"
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    try:
+        np.broadcast_shapes(a, b)
+    except ValueError:
+        return False
+    return True
 
 
 def float_unary_forward(np_fn: Any) -> Any:

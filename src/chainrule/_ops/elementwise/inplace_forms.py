@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import Number, Primitive, as_operands
@@ -161,37 +160,29 @@ logit_ = inplace_form(logit, "logit_")
 
 
 # --- the in-place arithmetic forms (methods only: x.add_(y), x += y) ------------------------
-
-
-def _check_inplace_cast(self: Tensor, other: Tensor | Number) -> None:
-    """PyTorch's error when `self` cannot hold the promoted result."""
-    dt, _ = as_operands(self, other)
-    if dt._category > self.dtype._category:
-        raise RuntimeError(
-            f"result type {_dtype.scalar_name(dt.np)} can't be cast to the desired output type "
-            f"{_dtype.scalar_name(self._data.dtype)}"
-        )
+# PyTorch's order: the arguments (as_operands' TypeError), the op's own checks (sub's of
+# bools), then the shape and dtype of the result (apply_inplace's).
 
 
 def add_(self: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     """`self += alpha * other`, in place."""
-    _check_inplace_cast(self, other)
+    as_operands(self, other)
     return apply_inplace(self, lambda old: add(old, other, alpha=alpha))
 
 
 def sub_(self: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
     """`self -= alpha * other`, in place."""
-    _check_inplace_cast(self, other)
+    as_operands(self, other)
     return apply_inplace(self, lambda old: sub(old, other, alpha=alpha))
 
 
 def mul_(self: Tensor, other: Tensor | Number) -> Tensor:
     """`self *= other`, in place."""
-    _check_inplace_cast(self, other)
+    as_operands(self, other)
     return apply_inplace(self, lambda old: mul(old, other))
 
 
 def div_(self: Tensor, other: Tensor | Number, *, rounding_mode: str | None = None) -> Tensor:
     """`self /= other`, in place (rounded as `div` rounds, when `rounding_mode` is given)."""
-    _check_inplace_cast(self, other)
+    as_operands(self, other)
     return apply_inplace(self, lambda old: div(old, other, rounding_mode=rounding_mode))

@@ -11,7 +11,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Number, Primitive, scalar_tensor
 from .arithmetic import _add, _div, _mul, _pow_scalar, _sub, add, div, mul, pow, rsub, sub
-from .binary_common import TensorOperandPair
+from .binary_common import TensorOperandPair, dunder
 from .bitwise import bitwise_and, bitwise_or, bitwise_xor
 from .compare import eq, ge, gt, le, lt, ne
 from .exp_log import reciprocal
@@ -50,29 +50,11 @@ __all__ = [
 _OPERAND = Tensor | bool | int | float | np.number | np.bool_
 
 
-def _reflected(fn: Callable[[Any, Any], Tensor]) -> TensorOperandPair:
-    def op(self: Tensor, other: Any) -> Any:
-        if not isinstance(other, _OPERAND):
-            return NotImplemented
-        return fn(other, self)
-
-    return op
-
-
-def _forward_op(fn: Callable[[Any, Any], Tensor]) -> TensorOperandPair:
-    def op(self: Tensor, other: Any) -> Any:
-        if not isinstance(other, _OPERAND):
-            return NotImplemented
-        return fn(self, other)
-
-    return op
-
-
 def _float_op(fn: Callable[..., Tensor], prim: Primitive, **fixed: Any) -> TensorOperandPair:
     """An arithmetic operator that goes straight to `prim` in the common case (two float
     tensors of one dtype, or a float tensor and a Python number), and through `fn`,
     with every promotion rule and check, otherwise."""
-    general = _forward_op(fn)
+    general = dunder(fn)
 
     def op(self: Tensor, other: Any) -> Any:
         dt = self._data.dtype
@@ -97,7 +79,7 @@ def _pow_op(self: Tensor, other: Tensor | Number) -> Tensor:
     return _pow_general(self, other)
 
 
-_pow_general = _forward_op(pow)
+_pow_general = dunder(pow)
 
 
 def _rtruediv(self: Tensor, other: Tensor | Number) -> Tensor:
@@ -109,27 +91,27 @@ def pos_operator(self: Tensor) -> Tensor:
     return self
 
 
-add_operator = _float_op(add, _add, alpha=1)
-radd_operator = _float_op(add, _add, alpha=1)
-sub_operator = _float_op(sub, _sub, alpha=1)
-rsub_operator = _forward_op(rsub)
-mul_operator = _float_op(mul, _mul)
-rmul_operator = _float_op(mul, _mul)
-truediv_operator = _float_op(div, _div)
-rtruediv_operator = _forward_op(_rtruediv)
+add_operator = _float_op(add, _add.both, alpha=1)
+radd_operator = _float_op(add, _add.both, alpha=1)
+sub_operator = _float_op(sub, _sub.both, alpha=1)
+rsub_operator = dunder(rsub)
+mul_operator = _float_op(mul, _mul.both)
+rmul_operator = _float_op(mul, _mul.both)
+truediv_operator = _float_op(div, _div.both)
+rtruediv_operator = dunder(_rtruediv)
 pow_operator = _pow_op
-rpow_operator = _reflected(pow)
-eq_operator = _forward_op(eq)
-ne_operator = _forward_op(ne)
-lt_operator = _forward_op(lt)
-le_operator = _forward_op(le)
-gt_operator = _forward_op(gt)
-ge_operator = _forward_op(ge)
-and_operator = _forward_op(bitwise_and)
-or_operator = _forward_op(bitwise_or)
-xor_operator = _forward_op(bitwise_xor)
-rand_operator = _forward_op(bitwise_and)
-ror_operator = _forward_op(bitwise_or)
-rxor_operator = _forward_op(bitwise_xor)
+rpow_operator = dunder(pow, reflected=True)
+eq_operator = dunder(eq)
+ne_operator = dunder(ne)
+lt_operator = dunder(lt)
+le_operator = dunder(le)
+gt_operator = dunder(gt)
+ge_operator = dunder(ge)
+and_operator = dunder(bitwise_and)
+or_operator = dunder(bitwise_or)
+xor_operator = dunder(bitwise_xor)
+rand_operator = dunder(bitwise_and)
+ror_operator = dunder(bitwise_or)
+rxor_operator = dunder(bitwise_xor)
 # -x, abs(x) and ~x are the ops themselves: `neg`, `abs` and `bitwise_not`.
 # Tensor.__hash__ (by identity, as __eq__ is elementwise) is defined in _tensor.py.

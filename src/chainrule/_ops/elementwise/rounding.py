@@ -17,7 +17,8 @@ from ..._creation import zeros_like
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive
-from .unary_common import check_tensor, compute_dtype, inplace_form, quiet
+from ..quiet import quietly
+from .unary_common import check_tensor, compute_dtype, inplace_form
 
 __all__ = [
     "abs",
@@ -61,9 +62,8 @@ def not_for(input: Tensor, kernel: str, kinds: str) -> None:
         )
 
 
-def _rounding(np_fn: Any, node: str, name: str, kernel: str) -> Callable[[Tensor], Tensor]:
+def _rounding(prim: Primitive, name: str, kernel: str) -> Callable[[Tensor], Tensor]:
     """floor, ceil, trunc: zero gradients; integers give a copy, bools are refused."""
-    prim = Primitive(node, np_fn, grads=(_zero_grad,), formulas=("0",), tangent="elementwise")
 
     def op(input: Tensor) -> Tensor:
         check_tensor(name, input)
@@ -73,14 +73,25 @@ def _rounding(np_fn: Any, node: str, name: str, kernel: str) -> Callable[[Tensor
         return prim(input)
 
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"`{np_fn.__name__}` of each element; integer tensors are returned as a copy."
+    op.__doc__ = (
+        f"`{prim.forward.__name__}` of each element; integer tensors are returned as a copy."
+    )
     return op
 
 
-floor = _rounding(np.floor, "FloorBackward0", "floor", "floor_vml_cpu")
-ceil = _rounding(np.ceil, "CeilBackward0", "ceil", "ceil_vml_cpu")
-trunc = _rounding(np.trunc, "TruncBackward0", "trunc", "trunc_vml_cpu")
-fix = _rounding(np.trunc, "TruncBackward0", "fix", "trunc_vml_cpu")
+_floor = Primitive(
+    "FloorBackward0", np.floor, grads=(_zero_grad,), formulas=("0",), tangent="elementwise"
+)
+_ceil = Primitive(
+    "CeilBackward0", np.ceil, grads=(_zero_grad,), formulas=("0",), tangent="elementwise"
+)
+_trunc = Primitive(
+    "TruncBackward0", np.trunc, grads=(_zero_grad,), formulas=("0",), tangent="elementwise"
+)
+floor = _rounding(_floor, "floor", "floor_vml_cpu")
+ceil = _rounding(_ceil, "ceil", "ceil_vml_cpu")
+trunc = _rounding(_trunc, "trunc", "trunc_vml_cpu")
+fix = _rounding(_trunc, "fix", "trunc_vml_cpu")
 
 # --- round ----------------------------------------------------------------------------------
 
@@ -98,7 +109,7 @@ _round = Primitive(
 )
 _round_to = Primitive(
     "RoundBackward1",
-    quiet(_round_decimals),
+    quietly(_round_decimals),
     grads=(_zero_grad,),
     formulas=("0",),
     tangent="elementwise",
@@ -128,7 +139,7 @@ def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
 
 _frac = Primitive(
     "FracBackward0",
-    quiet(lambda a: a - np.trunc(a)),
+    quietly(lambda a: a - np.trunc(a)),
     grads=(lambda g, n: g,),
     formulas=("1",),
     tangent="elementwise",
@@ -164,7 +175,7 @@ def sgn(input: Tensor) -> Tensor:
 
 _nan_to_num = Primitive(
     "NanToNumBackward0",
-    quiet(lambda a, **v: np.nan_to_num(a, nan=v["nan"], posinf=v["posinf"], neginf=v["neginf"])),
+    quietly(lambda a, **v: np.nan_to_num(a, nan=v["nan"], posinf=v["posinf"], neginf=v["neginf"])),
     grads=(lambda g, n: g * n.self.isfinite(),),
     formulas=("1 where self is finite, else 0",),
     tangent="elementwise",

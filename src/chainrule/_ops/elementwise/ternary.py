@@ -14,16 +14,16 @@ import numpy as np
 from ... import _dtype
 from ..._dtype import c_type_name
 from ..._tensor import Tensor
-from ..primitive import Number, Primitive
+from ..broadcasting import broadcast_shapes
+from ..inplace import apply_inplace
+from ..primitive import Number, Primitive, as_operands
+from ..quiet import quiet, quietly
 from .binary_common import (
     NUMBER,
-    inplace,
     invalid_arguments,
     not_implemented_for,
-    operands,
     require_tensors,
 )
-from .forwards import broadcast_error
 
 __all__ = [
     "addcdiv",
@@ -47,38 +47,28 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return total, (a - (total - back)) + (b - back)
 
 
+@quietly
 def _fma(a: Any, b: Any, c: Any, dt: np.dtype) -> np.ndarray:
     """a * b + c rounded once, in `dt` (what a fused multiply-add gives)."""
     a, b, c = (np.asarray(x, np.float64) for x in (a, b, c))
-    with np.errstate(all="ignore"):
-        product = a * b
-        if dt != np.float64:
-            # The product of two float32s is exact in float64. The sum is rounded to
-            # odd there (an inexact result keeps an odd last bit), so that rounding
-            # it again to dt rounds as once.
-            total, error = _two_sum(product, c)
-            even = (total.view(np.int64) & 1) == 0
-            toward = np.where(error > 0, np.inf, -np.inf)
-            total = np.where((error != 0) & even, np.nextafter(total, toward), total)
-            return np.asarray(total).astype(dt)
-        (a_hi, a_lo), (b_hi, b_lo) = _split(a), _split(b)
-        product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-        total, sum_error = _two_sum(product, c)
-        fused = total + (sum_error + product_error)
-        # Overflow or inf in the splitting, or a sum of zeros (-0.0 + -0.0 is -0.0): the
-        # plain result is right there.
-        plain = ~np.isfinite(fused) | ((product == 0) & (c == 0))
-        return np.asarray(np.where(plain, total, fused))
-
-
-def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    shape = shapes[0]
-    for s in shapes[1:]:
-        try:
-            shape = np.broadcast_shapes(shape, s)
-        except ValueError:
-            raise RuntimeError(broadcast_error(shape, s)) from None
-    return shape
+    product = a * b
+    if dt != np.float64:
+        # The product of two float32s is exact in float64. The sum is rounded to
+        # odd there (an inexact result keeps an odd last bit), so that rounding
+        # it again to dt rounds as once.
+        total, error = _two_sum(product, c)
+        even = (total.view(np.int64) & 1) == 0
+        toward = np.where(error > 0, np.inf, -np.inf)
+        total = np.where((error != 0) & even, np.nextafter(total, toward), total)
+        return np.asarray(total).astype(dt)
+    (a_hi, a_lo), (b_hi, b_lo) = _split(a), _split(b)
+    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    total, sum_error = _two_sum(product, c)
+    fused = total + (sum_error + product_error)
+    # Overflow or inf in the splitting, or a sum of zeros (-0.0 + -0.0 is -0.0): the
+    # plain result is right there.
+    plain = ~np.isfinite(fused) | ((product == 0) & (c == 0))
+    return np.asarray(np.where(plain, total, fused))
 
 
 # --- lerp ----------------------------------------------------------------------------------
@@ -88,7 +78,7 @@ def _lerp_forward(a: np.ndarray, b: np.ndarray, w: Any, **_: Any) -> np.ndarray:
     """a + w (b - a), from the nearer end: exact at w = 0 and w = 1 (torch's formula)."""
     dt = a.dtype
     w = np.asarray(w, dt)
-    _broadcast(a.shape, b.shape, w.shape)
+    broadcast_shapes(a.shape, b.shape, w.shape)
     diff = np.subtract(b, a, dtype=dt)
     near_start = np.abs(w) < 0.5
     return np.asarray(np.where(near_start, _fma(w, diff, a, dt), _fma(-diff, 1 - w, b, dt)), dt)
@@ -165,7 +155,7 @@ def lerp_method(self: Tensor, end: Tensor, weight: Tensor | Number) -> Tensor:
 def lerp_(self: Tensor, end: Tensor, weight: Tensor | Number) -> Tensor:
     """In-place `lerp`."""
     _check_lerp("lerp_", self, end, weight, method=True)
-    return inplace(self, (end, weight), lambda old: _lerp(old, end, weight))
+    return apply_inplace(self, lambda old: _lerp(old, end, weight), (end, weight))
 
 
 lerp_method.__name__ = lerp_method.__qualname__ = "lerp"
@@ -177,18 +167,16 @@ lerp_method.__name__ = lerp_method.__qualname__ = "lerp"
 def _addcmul_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, dt: Any) -> Any:
     a, t1, t2 = (x.astype(dt, copy=False) for x in (a, t1, t2))
     v = np.asarray(value).astype(dt)
-    _broadcast(a.shape, t1.shape, t2.shape)
+    broadcast_shapes(a.shape, t1.shape, t2.shape)
     if dt.kind != "f":
-        with np.errstate(over="ignore"):
-            return a + v * t1 * t2
+        return quiet(lambda: a + v * t1 * t2)  # integers wrap, as in torch
     return _fma(v * t1, t2, a, dt)
 
 
 def _addcdiv_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, dt: Any) -> Any:
     a, t1, t2 = (x.astype(dt, copy=False) for x in (a, t1, t2))
-    _broadcast(a.shape, t1.shape, t2.shape)
-    with np.errstate(all="ignore"):
-        return a + np.asarray(value, dt) * t1 / t2
+    broadcast_shapes(a.shape, t1.shape, t2.shape)
+    return quiet(lambda: a + np.asarray(value, dt) * t1 / t2)
 
 
 _addcmul = Primitive(
@@ -236,7 +224,7 @@ def _value(op: str, value: Any) -> Any:
 
 def _pointwise(op: str, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any) -> Tensor:
     value = _value(op, value)
-    dt, _ = operands(input, tensor1, tensor2)
+    dt, _ = as_operands(input, tensor1, tensor2)
     if op == "addcdiv":
         integers = tensor1.dtype._category < 2 and tensor2.dtype._category < 2
         if integers:
@@ -275,8 +263,8 @@ def addcmul_(
 ) -> Tensor:
     """In-place `addcmul`."""
     require_tensors("addcmul_", tensor1=tensor1, tensor2=tensor2)
-    return inplace(
-        self, (tensor1, tensor2), lambda old: _pointwise("addcmul", old, tensor1, tensor2, value)
+    return apply_inplace(
+        self, lambda old: _pointwise("addcmul", old, tensor1, tensor2, value), (tensor1, tensor2)
     )
 
 
@@ -293,8 +281,8 @@ def addcdiv_(
 ) -> Tensor:
     """In-place `addcdiv`."""
     require_tensors("addcdiv_", tensor1=tensor1, tensor2=tensor2)
-    return inplace(
-        self, (tensor1, tensor2), lambda old: _pointwise("addcdiv", old, tensor1, tensor2, value)
+    return apply_inplace(
+        self, lambda old: _pointwise("addcdiv", old, tensor1, tensor2, value), (tensor1, tensor2)
     )
 
 

@@ -11,6 +11,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import Primitive
+from ..quiet import quietly
 
 P = ParamSpec("P")
 
@@ -20,7 +21,6 @@ __all__ = [
     "float64_forward",
     "float_forward",
     "inplace_form",
-    "quiet",
     "unary_function",
 ]
 
@@ -32,10 +32,10 @@ def float_forward(np_fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]
     outside the domain give nan or inf quietly, as in PyTorch.
     """
 
+    @quietly
     def forward(a: np.ndarray, **params: Any) -> np.ndarray:
         dt = a.dtype if a.dtype.kind == "f" else _dtype.get_default_dtype().np
-        with np.errstate(all="ignore"):
-            return np.asarray(np_fn(a.astype(compute_dtype(dt), copy=False), **params), dtype=dt)
+        return np.asarray(np_fn(a.astype(compute_dtype(dt), copy=False), **params), dtype=dt)
 
     return forward
 
@@ -48,21 +48,11 @@ def compute_dtype(dt: np.dtype) -> np.dtype:
 def float64_forward(kernel: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """A forward by a float64 kernel of `special_math`, rounded to the input's float dtype."""
 
+    @quietly  # nan and inf quietly; so is an overflow to dt
     def forward(a: np.ndarray, **params: Any) -> np.ndarray:
         dt = a.dtype if a.dtype.kind == "f" else _dtype.get_default_dtype().np
-        with np.errstate(all="ignore"):  # nan and inf quietly; so is an overflow to dt
-            flat = kernel(a.astype(np.float64).ravel(), **params)
-            return flat.reshape(a.shape).astype(dt, copy=False)
-
-    return forward
-
-
-def quiet(np_fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    """A forward as it is, without NumPy's warnings about nan and inf."""
-
-    def forward(*arrays: np.ndarray, **params: Any) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            return np_fn(*arrays, **params)
+        flat = kernel(a.astype(np.float64).ravel(), **params)
+        return flat.reshape(a.shape).astype(dt, copy=False)
 
     return forward
 
@@ -94,16 +84,7 @@ def inplace_form(
     """The in-place form `name` (e.g. "exp_") of `fn`: computed, then written into `input`."""
 
     def op(input: Tensor, *args: P.args, **kwargs: P.kwargs) -> Tensor:
-        def compute(old: Tensor) -> Tensor:
-            new = fn(old, *args, **kwargs)
-            if new._data.shape != old._data.shape:
-                raise RuntimeError(
-                    f"output with shape {list(old._data.shape)} doesn't match the broadcast "
-                    f"shape {list(new._data.shape)}"
-                )
-            return new
-
-        return apply_inplace(input, compute)
+        return apply_inplace(input, lambda old: fn(old, *args, **kwargs))
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"In-place `{fn.__name__}`: writes the result into `input` and returns it."

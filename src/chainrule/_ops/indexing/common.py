@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Primitive
+from ..shape.padding import constant_pad
 
 __all__: list[str] = []
 
@@ -55,46 +55,18 @@ def zeros_of(g: Tensor, shape: Any) -> Tensor:
     return Tensor._make(np.zeros(tuple(shape), dtype=g._data.dtype))
 
 
-def _embed_corner(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    out = np.zeros(shape, dtype=a.dtype)
-    out[tuple(slice(s) for s in a.shape)] = a
-    return out
-
-
-_pad = Primitive(
-    "ConstantPadNdBackward0",
-    lambda a, shape, **_: _embed_corner(a, shape),
-    grads=(lambda g, n: g[tuple(slice(s) for s in n.small)],),
-    formulas=("grad cropped back to {in_shape}",),
-    tangent="linear",
-)
-
-
 def pad_to(g: Tensor, shape: Any) -> Tensor:
-    """`g` in the leading corner of zeros of `shape` (its gradient slices it back out)."""
-    return _pad(g, shape=tuple(shape), small=tuple(g.shape))
+    """`g` in the leading corner of zeros of `shape` (its gradient crops it back out)."""
+    return constant_pad(g, [0] * len(shape), [s - n for s, n in zip(shape, g.shape, strict=True)])
 
 
 def inplace_method(
     name: str, fn: Callable[Concatenate[Tensor, P], Tensor]
 ) -> Callable[Concatenate[Tensor, P], Tensor]:
-    """The method `x.name(...)` (as `scatter_`): `fn`'s checks and result, written into `x`.
-
-    The result must keep `x`'s shape: a mask or index that broadcasts it larger
-    fails, as in PyTorch, before anything is written.
-    """
+    """The method `x.name(...)` (as `scatter_`): `fn`'s checks and result, written into `x`."""
 
     def method(self: Tensor, *args: P.args, **kwargs: P.kwargs) -> Tensor:
-        def compute(old: Tensor) -> Tensor:
-            out = fn(old, *args, **kwargs)
-            if out._data.shape != self._data.shape:
-                raise RuntimeError(
-                    f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-                    f"{list(out.shape)}"
-                )
-            return out
-
-        return apply_inplace(self, compute)
+        return apply_inplace(self, lambda old: fn(old, *args, **kwargs))
 
     method.__name__ = name
     return method

@@ -11,8 +11,8 @@ import numpy as np
 
 from ..._dtype import c_type_name, scalar_name
 from ..._tensor import Tensor
+from ..broadcasting import broadcast_shapes
 from ..elementwise import arithmetic as elementwise
-from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive
 from .common import fill_value, inplace_method, pad_to, zeros_of
 from .getitem import index_key
@@ -29,10 +29,7 @@ __all__ = [
 
 
 def _common_shape(input: Tensor, mask: Tensor) -> tuple[int, ...]:
-    try:
-        return tuple(np.broadcast_shapes(input._data.shape, mask._data.shape))
-    except ValueError:  # PyTorch names the mask first
-        raise RuntimeError(broadcast_error(mask._data.shape, input._data.shape)) from None
+    return broadcast_shapes(mask._data.shape, input._data.shape)  # PyTorch names the mask first
 
 
 def _check_mask(mask: Any, message: str) -> None:
@@ -198,12 +195,18 @@ def _put_forward(
     return out
 
 
-_index_put = Primitive(
+# Also `t[indices] = values` with advanced indices (indexing/writes.py): `key` is the
+# indices as NumPy takes them, `indices` as they were given.
+index_put_node: Primitive = Primitive(
     "IndexPutBackward0",
     _put_forward,
     inputs=("self", "values"),
     grads=(
-        lambda g, n: g if n.accumulate else index_put(g, n.indices, zeros_of(g, ())),
+        lambda g, n: (
+            g
+            if n.accumulate
+            else index_put_node(g, zeros_of(g, ()), key=n.key, indices=n.indices, accumulate=False)
+        ),
         lambda g, n: g[n.indices],
     ),
     formulas=("grad, with zeros at indices unless accumulate = {accumulate}", "grad[indices]"),
@@ -245,7 +248,9 @@ def index_put(
             f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
             f"indexing result of shape {list(target)}"
         ) from None
-    return _index_put(input, values, key=key, indices=tuple(indices), accumulate=bool(accumulate))
+    return index_put_node(
+        input, values, key=key, indices=tuple(indices), accumulate=bool(accumulate)
+    )
 
 
 masked_fill_ = inplace_method("masked_fill_", masked_fill)

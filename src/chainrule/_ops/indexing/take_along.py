@@ -8,7 +8,7 @@ import numpy as np
 
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
-from ..elementwise.forwards import broadcast_error
+from ..broadcasting import broadcast_shapes
 from ..primitive import Primitive, wrap_dim
 from ..shape.views import expand
 from .common import require_index
@@ -77,10 +77,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
         )
     a, b = list(input._data.shape), list(indices._data.shape)
     a[d] = b[d] = 1
-    try:
-        common = list(np.broadcast_shapes(tuple(a), tuple(b)))
-    except ValueError:
-        raise RuntimeError(broadcast_error(tuple(a), tuple(b))) from None
+    common = list(broadcast_shapes(tuple(a), tuple(b)))
     want_input = [*common[:d], input._data.shape[d], *common[d + 1 :]]
     want_index = [*common[:d], indices._data.shape[d], *common[d + 1 :]]
     idx = Tensor._make(np.broadcast_to(indices._data, want_index))

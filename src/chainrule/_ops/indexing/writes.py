@@ -19,24 +19,15 @@ from ..inplace import (
     bump_version,
     check_multi_view,
     check_writable,
-    copy_slices,
     into_base,
     puts_in_place,
     update_tangent,
 )
 from ..primitive import Primitive
 from ..view_tracking import index_key
+from .masked import index_put_node
 
 __all__: list[str] = []  # Tensor methods only (x[i] = v, x.copy_(y), ...)
-
-# `t[arrays] = v` with no view taken first writes into `t` itself (PyTorch's index_put_).
-_index_put = Primitive(
-    "IndexPutBackward0",
-    lambda base, src, **_: base,
-    inputs=("self", "values"),
-    grads=copy_slices.grads,
-    formulas=copy_slices.formulas,
-)
 
 
 def _writes_view(key: tuple[Any, ...]) -> bool:
@@ -108,8 +99,11 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
         if t._base is None:
             keep = np.ones(t._data.shape, dtype=t._data.dtype)
             keep[key] = 0
-            prim = _index_put if puts_in_place(key) else copy_slices
-            into_base(t, src, lambda b: b[index], keep, prim)
+            if puts_in_place(key):  # no view taken first: PyTorch's index_put_ into `t`
+                params = {"key": key, "indices": index, "accumulate": False}
+                into_base(t, src, lambda b: b[index], keep, index_put_node, **params)
+            else:
+                into_base(t, src, lambda b: b[index], keep)
         else:
             base, view_fn = t._base, t._view_fn
             assert view_fn is not None

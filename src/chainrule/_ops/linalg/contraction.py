@@ -38,25 +38,19 @@ def _operand_grad(
     return einsum_grad(g, out, others, terms[i], shapes[i])
 
 
-_einsum1 = Primitive(
+def _operands_grad(g: Tensor, n: Any, i: int) -> Tensor:
+    """Operand i's gradient: an einsum of the output gradient with the other operand."""
+    other = n.operands[1 - i] if len(n.operands) == 2 else None
+    return _operand_grad(g, n.spec, n.shapes, i, other)
+
+
+_einsum = Primitive(
     "EinsumBackward0",
-    _forward,
-    grads=(lambda g, n: _operand_grad(g, n.spec, n.shapes, 0, None),),
-    formulas=("einsum of grad back to self's subscripts ({spec})",),
-    tangent="linear",
-)
-_einsum2 = Primitive(
-    "EinsumBackward0",
-    _forward,
-    inputs=("self", "other"),
-    grads=(
-        lambda g, n: _operand_grad(g, n.spec, n.shapes, 0, n.other),
-        lambda g, n: _operand_grad(g, n.spec, n.shapes, 1, n.self),
-    ),
-    formulas=(
-        "einsum of grad and other back to self's subscripts ({spec})",
-        "einsum of grad and self back to other's subscripts ({spec})",
-    ),
+    lambda arrays, **params: _forward(*arrays, **params),
+    inputs=("operands",),
+    grads=(_operands_grad,),  # type: ignore[arg-type]
+    formulas=("einsum of grad and the other operands back to this operand's subscripts ({spec})",),
+    variadic=True,
     tangent="multilinear",
 )
 
@@ -65,8 +59,7 @@ def _contract(operands: Sequence[Tensor], terms: Sequence[str], out: str) -> Ten
     """One einsum node over one or two operands with explicit (ellipsis-free) subscripts."""
     spec = ",".join(terms) + "->" + out
     shapes = tuple(tuple(t._data.shape) for t in operands)
-    prim = _einsum1 if len(operands) == 1 else _einsum2
-    return prim(*operands, spec=spec, shapes=shapes)
+    return _einsum(*operands, spec=spec, shapes=shapes)
 
 
 def einsum_grad(

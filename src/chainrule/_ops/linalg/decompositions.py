@@ -13,6 +13,7 @@ from ... import return_types
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive
+from ..quiet import quiet
 from ..shape.views import cat
 from .common import (
     check_float,
@@ -138,8 +139,7 @@ def _logabsdet_grad(g: Tensor, a: Tensor, logabsdet: Tensor) -> Tensor:
     g = g.unsqueeze(-1).unsqueeze(-1)
     if np.all(np.isfinite(logabsdet._data)):
         return g * inv(a).mT
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return g * _cofactor(a) / _det(a).unsqueeze(-1).unsqueeze(-1)
+    return quiet(lambda: g * _cofactor(a) / _det(a).unsqueeze(-1).unsqueeze(-1))
 
 
 _slogdet = Primitive(

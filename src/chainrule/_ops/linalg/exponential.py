@@ -7,6 +7,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..primitive import Primitive
+from ..quiet import quiet
 from ..shape.views import cat
 from .common import check_float, check_matrix, const
 
@@ -57,8 +58,7 @@ def _pade13(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _expm(a: np.ndarray) -> np.ndarray:
     """exp of each matrix in a stack, computed in float64 (overflow gives inf, quietly)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return _expm64(a.astype(np.float64)).astype(a.dtype)
+    return quiet(_expm64, a.astype(np.float64)).astype(a.dtype)
 
 
 def _expm64(a: np.ndarray) -> np.ndarray:
@@ -71,8 +71,7 @@ def _expm64(a: np.ndarray) -> np.ndarray:
             return np.linalg.solve(v - u, v + u)
     # Scale each matrix by its own power of two, then square it back as many times.
     finite = np.isfinite(norm)
-    with np.errstate(divide="ignore"):
-        s = np.ceil(np.log2(np.where(finite, norm, 1.0) / _THETA_13))
+    s = np.ceil(np.log2(np.where(finite, norm, 1.0) / _THETA_13))
     s = np.maximum(0, np.nan_to_num(s, neginf=0.0)).astype(int)
     u, v = _pade13(np.where(finite[..., None, None], a / (2.0**s)[..., None, None], 0.0))
     r = np.linalg.solve(v - u, v + u)

@@ -11,8 +11,8 @@ import numpy as np
 from ... import _dtype
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
+from ..broadcasting import broadcast_shapes
 from ..elementwise.conditional import where
-from ..elementwise.forwards import broadcast_error
 from ..primitive import Primitive, wrap_dim
 
 __all__ = ["cdist", "cross"]
@@ -55,10 +55,7 @@ def _linalg_cross(input: Tensor, other: Tensor, dim: int, shown: Any) -> Tensor:
 
 
 def _broadcast_shape(a: Tensor, b: Tensor) -> tuple[int, ...]:
-    try:
-        return np.broadcast_shapes(a._data.shape, b._data.shape)
-    except ValueError:
-        raise RuntimeError(broadcast_error(a._data.shape, b._data.shape)) from None
+    return broadcast_shapes(a._data.shape, b._data.shape)
 
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
@@ -160,8 +157,5 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = Non
         raise RuntimeError("cdist only supports non-negative p values")
     if x1._data.dtype != x2._data.dtype:
         raise RuntimeError(f"expected scalar type {scalar_name(x1)} but found {scalar_name(x2)}")
-    try:
-        np.broadcast_shapes(x1._data.shape[:-2], x2._data.shape[:-2])
-    except ValueError:
-        raise RuntimeError(broadcast_error(x1._data.shape[:-2], x2._data.shape[:-2])) from None
+    broadcast_shapes(x1._data.shape[:-2], x2._data.shape[:-2])
     return _cdist(x1, x2, p=float(p))

@@ -7,6 +7,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Primitive
+from ..shape.views import unsafe_view
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
 
@@ -68,19 +69,13 @@ _matmul = Primitive(
     ),
     tangent="multilinear",
 )
-# matmul with a 1-d operand drops the dim it added; these carry PyTorch's names for that step.
+# matmul of a vector by a matrix drops the dim it added, as PyTorch's node says (a copy
+# for a vector and a batch: unsafe_view).
 _drop_row = Primitive(
     "SqueezeBackward4",
     lambda a: a[0],
     grads=(lambda g, n: g.unsqueeze(0),),
     formulas=("grad unsqueezed back to {in_shape}",),
-    tangent="linear",
-)
-_drop_dim = Primitive(
-    "UnsafeViewBackward0",
-    lambda a, shape, **_: a.reshape(shape),
-    grads=(lambda g, n: g.reshape(n.self_sizes),),
-    formulas=("grad reshaped back to {in_shape}",),
     tangent="linear",
 )
 
@@ -209,7 +204,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if da == 1 or db == 1:
         shape = list(out._data.shape)
         del shape[-2 if da == 1 else -1]
-        out = _drop_dim(out, shape=tuple(shape), self_sizes=out.shape)
+        out = unsafe_view(out, shape)
     elif da == 2:
         out = out.clone()  # PyTorch ends matrix @ batch with a copy (CloneBackward0)
     return out

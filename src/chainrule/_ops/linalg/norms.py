@@ -1,5 +1,5 @@
-"""Norms of chainrule.linalg: vector_norm (one primitive), matrix_norm and norm built on it,
-on the singular values (nuclear, 2, -2) and on amax/amin (1, -1, inf, -inf)."""
+"""Norms of chainrule.linalg: vector_norm (the reductions' p-norm), matrix_norm and norm built
+on it, on the singular values (nuclear, 2, -2) and on amax/amin (1, -1, inf, -inf)."""
 
 from __future__ import annotations
 
@@ -12,58 +12,11 @@ import numpy as np
 from ... import _dtype
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
-from ..elementwise.conditional import where
-from ..primitive import Primitive, wrap_dim, wrap_dims
+from ..primitive import wrap_dim, wrap_dims
+from ..reduction.product import p_norm
 from .spectral import svdvals
 
 __all__: list[str] = []
-
-
-def _vector_norm_forward(
-    a: np.ndarray, ord: float, dim: tuple[int, ...], keepdim: bool, dt: np.dtype
-) -> np.ndarray:
-    a = np.abs(a.astype(dt, copy=False))
-    if ord == math.inf:
-        return np.max(a, axis=dim, keepdims=keepdim, initial=0)
-    if ord == -math.inf:
-        return np.min(a, axis=dim, keepdims=keepdim, initial=math.inf)
-    if ord == 0:
-        return np.sum(a != 0, axis=dim, keepdims=keepdim, dtype=dt)
-    if ord == 1:
-        return np.sum(a, axis=dim, keepdims=keepdim)
-    if ord == 2:
-        return np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
-    with np.errstate(divide="ignore"):  # 0 ** negative order is inf, as its norm wants
-        return np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1 / ord)
-
-
-def _vector_norm_grad(g: Tensor, x: Tensor, norm: Tensor, n: Any) -> Tensor | None:
-    """g * d|x|_p/dx = g sign(x) |x|^(p-1) / |x|_p^(p-1); 0 where the norm (or x) is 0."""
-    p = n.ord
-    if p == 0:
-        return None  # piecewise constant: PyTorch gives no gradient at all
-    if not n.keepdim:
-        for d in sorted(n.dim):
-            g, norm = g.unsqueeze(d), norm.unsqueeze(d)
-    if p == 1:
-        return g * x.sign()
-    if math.isinf(p):  # the entries of largest (smallest) size share the gradient
-        hits = x.abs() == norm
-        return g * x.sign() * hits / hits.sum(n.dim, keepdim=True)
-    vanished = norm == 0
-    if p == 2:
-        return x * where(vanished, 0, g / where(vanished, 1, norm))
-    zero = x == 0
-    scaled = where(zero, 0, x.sign() * where(zero, 1, x.abs()) ** (p - 1))
-    return scaled * where(vanished, 0, g / where(vanished, 1, norm) ** (p - 1))
-
-
-_vector_norm = Primitive(
-    "LinalgVectorNormBackward0",
-    _vector_norm_forward,
-    grads=(lambda g, n: _vector_norm_grad(g, n.self, n.result, n),),
-    formulas=("|self|^(p - 1) * sign(self) / result^(p - 1), p = {ord}",),
-)
 
 
 def _norm_dtype(op: str, x: Tensor, dtype: Any) -> np.dtype:
@@ -103,25 +56,7 @@ def vector_norm(
         )
     dt = _norm_dtype("linalg.vector_norm", x, dtype)
     dims = wrap_dims(dim, x.ndim)[: x.ndim]  # a 0-d tensor takes dim 0 or -1
-    p = float(ord)
-    if p < 0 or p == math.inf:
-        _check_identity(x, p, dim, dims)
-    return _vector_norm(x, ord=p, dim=dims, keepdim=keepdim, dt=dt)
-
-
-def _check_identity(x: Tensor, p: float, dim: Any, dims: tuple[int, ...]) -> None:
-    """min-like norms (inf, negative orders) cannot reduce over nothing."""
-    if dim is None and x.numel() == 0:
-        raise RuntimeError(
-            f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor because the "
-            "operation does not have an identity"
-        )
-    for d in dims:
-        if x._data.shape[d] == 0:
-            raise RuntimeError(
-                f"linalg.vector_norm cannot compute the {p:g} norm on the dimension {d}because "
-                "this dimension is empty and the operation does not have an identity"
-            )
+    return p_norm(x, float(ord), dim, dims, keepdim, dt)
 
 
 _MATRIX_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)

@@ -12,6 +12,7 @@ import numpy as np
 from ..._dtype import c_type_name, scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim
+from ..shape.views import unsafe_view
 from .common import check_matrix
 from .contraction import einsum
 from .decompositions import inv
@@ -32,14 +33,6 @@ __all__ = [
     "tensordot",
     "vdot",
 ]
-
-_unsafe_view = Primitive(
-    "UnsafeViewBackward0",
-    lambda a, shape, **_: a.reshape(shape),
-    grads=(lambda g, n: g.reshape(n.self_sizes),),
-    formulas=("grad reshaped back to {in_shape}",),
-    tangent="linear",
-)
 
 
 def _shape_list(t: Tensor) -> list[int]:
@@ -154,9 +147,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     a = input.reshape([s for d in sa for s in (d, 1)])
     b = other.reshape([s for d in sb for s in (1, d)])
     prod = a * b
-    return _unsafe_view(
-        prod, shape=tuple(x * y for x, y in zip(sa, sb, strict=True)), self_sizes=prod.shape
-    )
+    return unsafe_view(prod, [x * y for x, y in zip(sa, sb, strict=True)])
 
 
 # --- fused add-products: beta * input + alpha * (product) ------------------------------------
@@ -174,10 +165,10 @@ def _fused(product: Any) -> Any:
         if alpha != 1:
             out = out * alpha
         if beta != 0:
-            out = out + (a if beta == 1 else a * beta)
+            out = out + (a if beta == 1 else a * beta)  # a new array
         else:
-            out = np.broadcast_to(out, np.broadcast_shapes(out.shape, a.shape))
-        return np.asarray(out, dtype=np.result_type(a, b, c)).copy()
+            out = np.broadcast_to(out, np.broadcast_shapes(out.shape, a.shape)).copy()
+        return np.asarray(out, dtype=np.result_type(a, b, c))
 
     return forward
 
@@ -439,21 +430,11 @@ def _chain(mats: Sequence[Tensor], split: list[list[int]], i: int, j: int) -> Te
     return mm(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))
 
 
-# A**0 is the identity; PyTorch copies it into a clone of A, whose gradient is zero.
-_identity_power = Primitive(
-    "CopyBackwards",
-    lambda a: np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy(),
-    grads=(lambda g, n: g * 0,),
-    formulas=("0",),
-    tangent="elementwise",
-)
-
-
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """A square matrix (or batch) to an integer power; negative powers invert first."""
     check_matrix("linalg.matrix_power", input)
-    if n == 0:
-        return _identity_power(input.clone())
+    if n == 0:  # the identity, copied into a clone of A as PyTorch does (a zero gradient)
+        return input.clone().copy_(Tensor._make(np.eye(input.shape[-1], dtype=input._data.dtype)))
     if n < 0:
         input, n = inv(input), -n
     if n == 1:

@@ -10,8 +10,9 @@ import numpy as np
 from ... import return_types
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
-from ..elementwise.forwards import broadcast_error
+from ..broadcasting import broadcast_shapes
 from ..primitive import Primitive
+from ..quiet import quietly
 from .common import (
     check_float,
     check_matrix,
@@ -92,10 +93,7 @@ def _check_solve(op: str, A: Tensor, B: Tensor, left: bool) -> bool:
             f"({n}x{n} and {b_rows}x{b_cols})"
         )
     batch_b = B._data.shape[:-1] if vector else B._data.shape[:-2]
-    try:
-        np.broadcast_shapes(A._data.shape[:-2], batch_b)
-    except ValueError:
-        raise RuntimeError(broadcast_error(batch_b, A._data.shape[:-2])) from None
+    broadcast_shapes(batch_b, A._data.shape[:-2])
     return vector
 
 
@@ -131,14 +129,14 @@ def _triangular_forward(
     return np.swapaxes(x, -1, -2) if not left else x
 
 
+@quietly  # a zero pivot gives inf and nan, as in PyTorch
 def _substitute(a: np.ndarray, b: np.ndarray, upper: bool) -> np.ndarray:
     """Back (upper) or forward substitution, one row at a time over the whole batch."""
     n = a.shape[-1]
     x = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:], dtype=a.dtype)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for i in range(n - 1, -1, -1) if upper else range(n):
-            done = np.einsum("...k,...kj->...j", a[..., i, :], x)
-            x[..., i, :] = (b[..., i, :] - done) / a[..., i, i, None]
+    for i in range(n - 1, -1, -1) if upper else range(n):
+        done = np.einsum("...k,...kj->...j", a[..., i, :], x)
+        x[..., i, :] = (b[..., i, :] - done) / a[..., i, i, None]
     return x
 
 
@@ -192,8 +190,5 @@ def solve_triangular(
             f"{op}: Incompatible shapes of A and B for the equation {'AX' if left else 'XA'} = B "
             f"({n}x{n} and {rows}x{cols})"
         )
-    try:
-        np.broadcast_shapes(A._data.shape[:-2], B._data.shape[:-2])
-    except ValueError:
-        raise RuntimeError(broadcast_error(A._data.shape[:-2], B._data.shape[:-2])) from None
+    broadcast_shapes(A._data.shape[:-2], B._data.shape[:-2])
     return _solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)

@@ -1,8 +1,8 @@
 """Shared by reductions, scans and sorts: selecting along a dim, restoring reduced dims, errors.
 
 A value-selecting op (max over a dim, sort, topk, cummax, ...) computes its
-indices outside the graph and its values as `gather(input, indices)`, whose
-gradient scatters into zeros (and that scatter's gradient gathers again).
+indices outside the graph and its values by picking along a dim, whose gradient
+scatters into zeros (and that scatter's gradient gathers again).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
+from ..indexing.gather_scatter import scatter, scatter_add
 from ..primitive import Primitive, wrap_dims
 
 __all__ = [
     "bind",
     "check_int_dim",
     "dims_of",
-    "flip",
     "index_tensor",
     "invalid_arguments",
     "is_int",
@@ -100,13 +100,6 @@ def invalid_arguments(
 # --- selecting along a dim ----------------------------------------------------------------
 
 
-def _along_key(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
-    """The fancy-indexing key that picks `index` along `dim` (every other dim as it is)."""
-    grids: list[np.ndarray] = list(np.indices(index.shape, sparse=True))
-    grids[dim] = index
-    return tuple(grids)
-
-
 def _gather_forward(a: np.ndarray, index: np.ndarray, dim: int, keepdim: bool, **_: Any) -> Any:
     if a.ndim == 0:
         return a.copy()
@@ -114,63 +107,18 @@ def _gather_forward(a: np.ndarray, index: np.ndarray, dim: int, keepdim: bool, *
     return out if keepdim else np.squeeze(out, dim)
 
 
-def _scatter_forward(
-    g: np.ndarray,
-    index: np.ndarray,
-    dim: int,
-    keepdim: bool,
-    self_sizes: Sequence[int],
-    accumulate: bool,
-) -> np.ndarray:
-    if len(self_sizes) == 0:
-        return g.copy()
-    if not keepdim:
-        g = np.expand_dims(g, dim)
-    out = np.zeros(tuple(self_sizes), dtype=g.dtype)
-    if accumulate:  # an index picked more than once (cummax) gathers every gradient
-        np.add.at(out, _along_key(index, dim), np.broadcast_to(g, index.shape))
-    else:
-        np.put_along_axis(out, index, g, axis=dim)
-    return out
-
-
-def _scatter_rule(g: Tensor, n: Any) -> Tensor:
-    return _gather(
-        g,
-        index=n.index,
-        dim=n.dim,
-        keepdim=n.keepdim,
-        self_sizes=tuple(g._data.shape),
-        accumulate=n.accumulate,
-    )
-
-
-def _gather_rule(g: Tensor, n: Any) -> Tensor:
-    return _scatter(
-        g,
-        index=n.index,
-        dim=n.dim,
-        keepdim=n.keepdim,
-        self_sizes=n.self_sizes,
-        accumulate=n.accumulate,
-    )
-
-
-_scatter = Primitive(
-    "ScatterBackward0",
-    _scatter_forward,
-    inputs=("grad",),
-    grads=(_scatter_rule,),
-    formulas=("grad at index along dim {dim}",),
-    tangent="linear",
-)
-_gather = Primitive(
-    "GatherBackward0",
-    _gather_forward,
-    grads=(_gather_rule,),
-    formulas=("zeros of shape {in_shape} with grad put at index along dim {dim}",),
-    tangent="linear",
-)
+def _selection_grad(g: Tensor, n: Any) -> Tensor:
+    """The gradient scattered into zeros where the values were picked (added up where an
+    entry was picked more than once), as PyTorch writes it: scatter, or scatter_add."""
+    if not n.self_sizes:  # a 0-d input picks itself
+        return g
+    if not n.keepdim:
+        g = g.unsqueeze(n.dim)
+    zeros = Tensor._make(np.zeros(n.self_sizes, dtype=g._data.dtype))
+    index = Tensor._make(n.index.astype(np.int64, copy=False))
+    if n.accumulate:
+        return scatter_add(zeros, n.dim, index, g)
+    return scatter(zeros, n.dim, index, g)
 
 
 def selecting(name: str) -> Any:
@@ -183,7 +131,7 @@ def selecting(name: str) -> Any:
     prim = Primitive(
         name,
         _gather_forward,
-        grads=(_gather_rule,),
+        grads=(_selection_grad,),
         formulas=("grad put back where the picked values were along dim {dim}, zeros elsewhere",),
         tangent="linear",
     )
@@ -209,14 +157,3 @@ def index_tensor(index: np.ndarray, dim: int, keepdim: bool) -> Tensor:
     if not keepdim and out.ndim:
         out = np.squeeze(out, dim)
     return Tensor._make(out if out.flags.c_contiguous else out.copy())
-
-
-# --- flipping (reversed scans are flip, scan, flip) ---------------------------------------
-
-flip: Primitive = Primitive(
-    "FlipBackward0",
-    lambda a, dims: np.flip(a, dims).copy(),
-    grads=(lambda g, n: flip(g, dims=n.dims),),
-    formulas=("grad flipped back along dims {dims}",),
-    tangent="linear",
-)

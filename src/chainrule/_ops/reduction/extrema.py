@@ -13,9 +13,9 @@ import numpy as np
 
 from ... import return_types
 from ..._tensor import Tensor
+from ..elementwise.compare import maximum, minimum
 from ..elementwise.conditional import where
-from ..elementwise.forwards import binary_forward
-from ..primitive import Primitive, as_operands, wrap_dim
+from ..primitive import Primitive, wrap_dim
 from .common import (
     bind,
     check_int_dim,
@@ -118,40 +118,6 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 # --- max and min --------------------------------------------------------------------------
 
 
-def _maximum_rule(g: Tensor, mine: Tensor, theirs: Tensor, loses: Tensor) -> Tensor:
-    """An input of maximum/minimum: the whole gradient where it wins, half at a tie."""
-    return where(loses, 0, where(mine == theirs, g / 2, g))
-
-
-_maximum = Primitive(
-    "MaximumBackward0",
-    binary_forward(np.maximum),
-    inputs=("self", "other"),
-    grads=(
-        lambda g, n: _maximum_rule(g, n.self, n.other, n.self < n.other),
-        lambda g, n: _maximum_rule(g, n.other, n.self, n.self > n.other),
-    ),
-    formulas=(
-        "1 where self > other, 1/2 where equal, else 0",
-        "1 where other > self, 1/2 where equal, else 0",
-    ),
-    tangent="elementwise",
-)
-_minimum = Primitive(
-    "MinimumBackward0",
-    binary_forward(np.minimum),
-    inputs=("self", "other"),
-    grads=(
-        lambda g, n: _maximum_rule(g, n.self, n.other, n.self > n.other),
-        lambda g, n: _maximum_rule(g, n.other, n.self, n.self < n.other),
-    ),
-    formulas=(
-        "1 where self < other, 1/2 where equal, else 0",
-        "1 where other < self, 1/2 where equal, else 0",
-    ),
-    tangent="elementwise",
-)
-
 _SIGNATURES = {
     False: (
         "Tensor input, *, Tensor out = None",
@@ -177,10 +143,9 @@ def _extreme(
         raise refused()
     if "other" in bound or isinstance(bound.get("dim"), Tensor):  # max(x, y): maximum
         other = bound.pop("other") if "other" in bound else bound.pop("dim")
-        if bound or not isinstance(other, Tensor):
+        if bound or not isinstance(other, Tensor) or not isinstance(input, Tensor):
             raise refused()
-        dt, (a, b) = as_operands(input, other)
-        return (_maximum if name == "max" else _minimum)(a, b, dt=dt.np)
+        return (maximum if name == "max" else minimum)(input, other)
     if not bound:
         _check_nonempty(name, input, (), ())
         return (_max_all if name == "max" else _min_all)(input)

@@ -11,23 +11,24 @@ import numpy as np
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive
+from ..quiet import quiet, quietly
 from .common import dims_of, invalid_arguments, restore
 
 __all__ = ["std", "std_mean", "var", "var_mean"]
 
 
+@quietly  # nothing to reduce, or too few entries: nan or inf, as in PyTorch
 def _var_forward(
     a: np.ndarray, dim: tuple[int, ...], keepdim: bool, correction: float, count: int, **_: Any
 ) -> np.ndarray:
     # Two passes (the mean, then squared deviations from it): no cancellation. The data
     # is first shifted by one of its entries, so a constant slice has exactly 0 spread.
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if count:
-            a = a - a[tuple(slice(0, 1) if d in dim else slice(None) for d in range(a.ndim))]
-        mean = np.sum(a, axis=dim, keepdims=True) / count
-        dev = a - mean
-        squares = np.sum(dev * dev, axis=dim, keepdims=keepdim)
-        return np.divide(squares, max(count - correction, 0), dtype=a.dtype)
+    if count:
+        a = a - a[tuple(slice(0, 1) if d in dim else slice(None) for d in range(a.ndim))]
+    mean = np.sum(a, axis=dim, keepdims=True) / count
+    dev = a - mean
+    squares = np.sum(dev * dev, axis=dim, keepdims=keepdim)
+    return np.divide(squares, max(count - correction, 0), dtype=a.dtype)
 
 
 def _var_grad(g: Tensor, x: Tensor, n: Any) -> Tensor:
@@ -47,8 +48,7 @@ def _std_forward(a: np.ndarray, **params: Any) -> np.ndarray:
 
 
 def _mean_forward(a: np.ndarray, dim: tuple[int, ...], keepdim: bool, count: int) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.divide(np.sum(a, axis=dim, keepdims=keepdim), count, dtype=a.dtype)
+    return quiet(np.divide, np.sum(a, axis=dim, keepdims=keepdim), count, dtype=a.dtype)
 
 
 def _mean_grad(g: Tensor, n: Any) -> Tensor:

@@ -13,11 +13,12 @@ from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dim
+from ..quiet import quietly
+from ..shape.rearrange import flip
 from ..shape.views import cat
 from .common import (
     bind,
     dims_of,
-    flip,
     invalid_arguments,
     is_int,
     restore,
@@ -116,22 +117,22 @@ prod_method.__name__ = prod_method.__qualname__ = "prod"
 # --- norm ---------------------------------------------------------------------------------
 
 
+@quietly  # 0 ** negative order is inf, and large entries overflow to it, as in PyTorch
 def _vector_norm_forward(
     a: np.ndarray, ord: float, dim: Any, keepdim: bool, dt: Any, single: bool, **_: Any
 ) -> Any:
     a = np.abs(a.astype(dt, copy=False))
-    with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        if ord == math.inf or (single and ord != 0):  # the norm of one number is its size
-            return np.max(a, axis=dim, keepdims=keepdim, initial=0)
-        if ord == -math.inf:
-            return np.min(a, axis=dim, keepdims=keepdim, initial=math.inf)
-        if ord == 0:
-            return np.sum(a != 0, axis=dim, keepdims=keepdim, dtype=dt)
-        if ord == 1:
-            return np.sum(a, axis=dim, keepdims=keepdim)
-        if ord == 2:
-            return np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
-        return np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1 / ord)
+    if ord == math.inf or (single and ord != 0):  # the norm of one number is its size
+        return np.max(a, axis=dim, keepdims=keepdim, initial=0)
+    if ord == -math.inf:
+        return np.min(a, axis=dim, keepdims=keepdim, initial=math.inf)
+    if ord == 0:
+        return np.sum(a != 0, axis=dim, keepdims=keepdim, dtype=dt)
+    if ord == 1:
+        return np.sum(a, axis=dim, keepdims=keepdim)
+    if ord == 2:
+        return np.sqrt(np.sum(a * a, axis=dim, keepdims=keepdim))
+    return np.sum(a**ord, axis=dim, keepdims=keepdim) ** (1 / ord)
 
 
 def _norm_grad(g: Tensor, x: Tensor, norm: Tensor, n: Any) -> Tensor | None:
@@ -159,6 +160,13 @@ def _norm_grad(g: Tensor, x: Tensor, norm: Tensor, n: Any) -> Tensor | None:
 
 _vector_norm = Primitive(
     "LinalgVectorNormBackward0",
+    _vector_norm_forward,
+    grads=(lambda g, n: _norm_grad(g, n.self, n.result, n),),
+    formulas=("|self|^(p - 1) * sign(self) / result^(p - 1), p = {ord}",),
+)
+# The same norm as PyTorch's `norm(input, p, dim)` records it (pairwise_distance's).
+_norm_over_dims = Primitive(
+    "NormBackward1",
     _vector_norm_forward,
     grads=(lambda g, n: _norm_grad(g, n.self, n.result, n),),
     formulas=("|self|^(p - 1) * sign(self) / result^(p - 1), p = {ord}",),
@@ -219,12 +227,28 @@ def norm(
             f"{scalar_name(input._data.dtype)}"
         )
     dims = dims_of(input, dim, "norm")
-    _check_norm_identity(input, ord, dim, dims)
     dt = _dtype.to_dtype(dtype).np if dtype is not None else input._data.dtype
+    return p_norm(input, ord, dim, dims, keepdim, dt)
+
+
+def p_norm(
+    input: Tensor,
+    ord: float,
+    dim: Any,
+    dims: tuple[int, ...],
+    keepdim: bool,
+    dt: np.dtype,
+    node: str = "LinalgVectorNormBackward0",
+) -> Tensor:
+    """The `ord`-norm of `input` over `dims` (`dim` as the caller gave it), in dtype `dt`:
+    the one p-norm, under `node` (torch.norm, Tensor.norm, linalg.vector_norm and
+    normalize record LinalgVectorNormBackward0; pairwise_distance NormBackward1)."""
+    _check_norm_identity(input, ord, dim, dims)
     # As in PyTorch, a norm of one entry is its size (no under/overflow in squaring it),
     # except for a 0-d tensor reduced over an explicit dim.
     single = math.prod(input._data.shape[d] for d in dims) == 1 and (input.ndim or dim is None)
-    return _vector_norm(
+    prim = _vector_norm if node == "LinalgVectorNormBackward0" else _norm_over_dims
+    return prim(
         input,
         ord=ord,
         dim=dims,

@@ -16,8 +16,9 @@ from ..._tensor import Tensor
 from ..elementwise.bitwise import logical_xor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dim
+from ..shape.rearrange import flip
 from ..shape.views import cat
-from .common import check_int_dim, flip, index_tensor, selecting
+from .common import check_int_dim, index_tensor, selecting
 
 __all__ = ["cummax", "cummin", "cumprod", "cumsum", "diff", "logcumsumexp"]
 

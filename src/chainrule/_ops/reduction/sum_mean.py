@@ -12,7 +12,7 @@ from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dims
-from ..quiet import mute, unmute
+from ..quiet import mute, quiet, unmute
 from .common import dims_of, restore
 
 __all__ = ["logsumexp", "mean", "nanmean", "nansum", "sum"]
@@ -60,8 +60,7 @@ _sum_dim = Primitive(
 
 def _mean_forward(a: np.ndarray, dim: Any, keepdim: bool, dt: Any, count: int, **_: Any) -> Any:
     # The mean of nothing is nan, quietly (NumPy's np.mean would warn).
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.divide(np.sum(a, axis=dim, keepdims=keepdim, dtype=dt), count, dtype=dt)
+    return quiet(np.divide, np.sum(a, axis=dim, keepdims=keepdim, dtype=dt), count, dtype=dt)
 
 
 _mean_all = Primitive(
@@ -151,8 +150,7 @@ def _logsumexp_forward(a: np.ndarray, dim: tuple[int, ...], keepdim: bool, **_: 
     # Shift by the largest entry (0 where it is infinite or NaN): exp never overflows.
     top = np.max(a, axis=dim, keepdims=True, initial=-np.inf)
     top = np.where(np.isfinite(top), top, 0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(a - top), axis=dim, keepdims=True)) + top
+    out = quiet(np.log, np.sum(np.exp(a - top), axis=dim, keepdims=True)) + top
     return out if keepdim else np.squeeze(out, dim)
 
 

@@ -5,6 +5,7 @@ views      view, reshape, flatten, transpose, permute, squeeze, unsqueeze, expan
 rearrange  movedim, tile, repeat_interleave, flip, roll, rot90, atleast_*d, hstack, vstack, ...
 diagonals  tril, triu, diagonal, diag, diag_embed, trace
 splitting  split, chunk, tensor_split, hsplit, vsplit, dsplit
+padding    constant_pad (F.pad's constant mode; nothing public)
 """
 
 from __future__ import annotations

@@ -99,11 +99,15 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """Like `view`, but copies when the data cannot be viewed with the new shape."""
     new = infer_shape(_sizes(shape), input.numel())
-    data = input._data
     try:
         return _view(input, shape=new, self_sizes=input._data.shape)
     except RuntimeError:
-        return _reshape_copy(input, shape=new, self_sizes=Size(data.shape))
+        return unsafe_view(input, new)
+
+
+def unsafe_view(input: Tensor, shape: Sequence[int]) -> Tensor:
+    """A copy of `input` with another shape (as PyTorch's `_unsafe_view`: UnsafeViewBackward0)."""
+    return _reshape_copy(input, shape=tuple(shape), self_sizes=Size(input._data.shape))
 
 
 def view_as(input: Tensor, other: Tensor) -> Tensor:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
-from ..elementwise.unary_common import check_tensor, float64_forward, inplace_form
+from ..elementwise.unary_common import float64_forward, inplace_form, unary_function
 from ..primitive import Primitive
 
 __all__ = ["i0", "i0_"]
@@ -107,18 +107,10 @@ def _i1e_slope(x: Tensor) -> Tensor:
     return _i0e(x) - _i1e(x) * (x.sgn() + 1 / x)
 
 
-def _op(prim: Primitive, name: str, doc: str) -> Callable[[Tensor], Tensor]:
-    def op(input: Tensor) -> Tensor:
-        check_tensor(name, input)
-        return prim(input)
-
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = doc
-    return op
-
-
-i0 = _op(_i0, "i0", "The modified Bessel function of the first kind, order 0.")
-special_i1 = _op(_i1, "special_i1", "The modified Bessel function of the first kind, order 1.")
-special_i0e = _op(_i0e, "special_i0e", "exp(-|x|) * i0(x).")
-special_i1e = _op(_i1e, "special_i1e", "exp(-|x|) * i1(x).")
+i0 = unary_function(_i0, "i0", "The modified Bessel function of the first kind, order 0.")
+special_i1 = unary_function(
+    _i1, "special_i1", "The modified Bessel function of the first kind, order 1."
+)
+special_i0e = unary_function(_i0e, "special_i0e", "exp(-|x|) * i0(x).")
+special_i1e = unary_function(_i1e, "special_i1e", "exp(-|x|) * i1(x).")
 i0_ = inplace_form(i0, "i0_")

@@ -8,13 +8,12 @@ derivative is written with these same ops, so every order is available.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
 from ..._tensor import Tensor
 from ..elementwise.exp_log import exp
-from ..elementwise.unary_common import check_tensor, float64_forward, inplace_form
+from ..elementwise.unary_common import check_tensor, float64_forward, inplace_form, unary_function
 from ..primitive import Primitive
 from . import kernels as sm
 
@@ -32,18 +31,6 @@ __all__ = [
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2 * math.pi)
-
-
-def _op(prim: Primitive, name: str, doc: str) -> Callable[[Tensor], Tensor]:
-    """The function `name` running `prim` on one tensor (PyTorch's name in its errors)."""
-
-    def op(input: Tensor) -> Tensor:
-        check_tensor(name, input)
-        return prim(input)
-
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = doc
-    return op
 
 
 # --- the error function and its inverse -------------------------------------------------------
@@ -77,10 +64,12 @@ _erfcx = Primitive(
     tangent="elementwise",
 )
 
-erf = _op(_erf, "erf", "The error function, 2/sqrt(pi) * integral of exp(-t^2).")
-erfc = _op(_erfc, "erfc", "1 - erf(x), accurate where erf(x) is near 1.")
-erfinv = _op(_erfinv, "erfinv", "The inverse of erf on [-1, 1].")
-special_erfcx = _op(_erfcx, "special_erfcx", "exp(x^2) * erfc(x), which stays finite for large x.")
+erf = unary_function(_erf, "erf", "The error function, 2/sqrt(pi) * integral of exp(-t^2).")
+erfc = unary_function(_erfc, "erfc", "1 - erf(x), accurate where erf(x) is near 1.")
+erfinv = unary_function(_erfinv, "erfinv", "The inverse of erf on [-1, 1].")
+special_erfcx = unary_function(
+    _erfcx, "special_erfcx", "exp(x^2) * erfc(x), which stays finite for large x."
+)
 
 # --- the normal distribution's log-cdf and quantile ------------------------------------------
 
@@ -98,8 +87,10 @@ _ndtri = Primitive(
     formulas=("√(2π) * exp(result²/2)",),
     tangent="elementwise",
 )
-special_log_ndtr = _op(_log_ndtr, "special_log_ndtr", "log of the standard normal cdf.")
-special_ndtri = _op(_ndtri, "special_ndtri", "The standard normal quantile (inverse cdf).")
+special_log_ndtr = unary_function(_log_ndtr, "special_log_ndtr", "log of the standard normal cdf.")
+special_ndtri = unary_function(
+    _ndtri, "special_ndtri", "The standard normal quantile (inverse cdf)."
+)
 
 # --- the gamma function family -----------------------------------------------------------------
 
@@ -139,8 +130,8 @@ _polygamma_inplace = Primitive(
     tangent="elementwise",
 )
 
-lgamma = _op(_lgamma, "lgamma", "log |Gamma(x)|.")
-digamma = _op(_digamma, "digamma", "d/dx lgamma(x), the psi function.")
+lgamma = unary_function(_lgamma, "lgamma", "log |Gamma(x)|.")
+digamma = unary_function(_digamma, "digamma", "d/dx lgamma(x), the psi function.")
 
 
 def _check_order(n: object, input: object, name: str = "polygamma") -> int:
@@ -225,7 +216,7 @@ _entr = Primitive(
     formulas=("-(1 + log(self))",),
     tangent="elementwise",
 )
-special_entr = _op(_entr, "special_entr", "-x log(x) (0 at 0, -inf below 0).")
+special_entr = unary_function(_entr, "special_entr", "-x log(x) (0 at 0, -inf below 0).")
 
 # --- in-place forms ---------------------------------------------------------------------------
 

@@ -16,24 +16,19 @@ import numpy as np
 from ..._dtype import scalar_name
 from ..._ops.elementwise.clamping import relu as _relu_op
 from ..._ops.elementwise.conditional import where
-from ..._ops.elementwise.exp_log import sigmoid
+from ..._ops.elementwise.exp_log import sigmoid, stable_sigmoid
 from ..._ops.elementwise.trig import tanh
+from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive, wrap_dim
 from ..._ops.shape.views import cat
 from ..._tensor import Tensor
-from ._activation_common import NEGATIVE_SLOPE_INPLACE, float_only, in_place, stable_sigmoid
-from ._activation_distance import *  # noqa: F403
-from ._activation_distance import __all__ as _distance_all
-from ._activation_layers import *  # noqa: F403
-from ._activation_layers import __all__ as _layers_all
 from ._activation_smooth import *  # noqa: F403
 from ._activation_smooth import __all__ as _smooth_all
 from ._activation_softmax import *  # noqa: F403
 from ._activation_softmax import __all__ as _softmax_all
+from ._common import NEGATIVE_SLOPE_INPLACE, float_only
 
 __all__ = [
-    *_distance_all,
-    *_layers_all,
     *_smooth_all,
     *_softmax_all,
     "glu",
@@ -63,11 +58,11 @@ __all__ = [
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(input, 0)."""
-    return in_place(input, _relu_op) if inplace else _relu_op(input)
+    return apply_inplace(input, _relu_op) if inplace else _relu_op(input)
 
 
 def relu_(input: Tensor) -> Tensor:
-    return in_place(input, _relu_op)
+    return apply_inplace(input, _relu_op)
 
 
 _hardtanh = Primitive(
@@ -86,7 +81,7 @@ def hardtanh(
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if inplace:
-        return in_place(input, lambda old: _hardtanh(old, min_val=min_val, max_val=max_val))
+        return apply_inplace(input, lambda old: _hardtanh(old, min_val=min_val, max_val=max_val))
     return _hardtanh(input, min_val=min_val, max_val=max_val)
 
 
@@ -123,12 +118,16 @@ _threshold_result = Primitive(
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """input where input > threshold, else value."""
     if inplace:
-        return in_place(input, lambda old: _threshold_result(old, threshold=threshold, value=value))
+        return apply_inplace(
+            input, lambda old: _threshold_result(old, threshold=threshold, value=value)
+        )
     return _threshold(input, threshold=threshold, value=value)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
-    return in_place(input, lambda old: _threshold_result(old, threshold=threshold, value=value))
+    return apply_inplace(
+        input, lambda old: _threshold_result(old, threshold=threshold, value=value)
+    )
 
 
 def _leaky_relu_forward(a: np.ndarray, negative_slope: float) -> np.ndarray:
@@ -165,7 +164,9 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     """input where positive, else negative_slope * input."""
     float_only(input, "leaky_relu_cpu")
     if inplace:
-        return in_place(input, lambda old: _leaky_relu_result(old, negative_slope=negative_slope))
+        return apply_inplace(
+            input, lambda old: _leaky_relu_result(old, negative_slope=negative_slope)
+        )
     return _leaky_relu(input, negative_slope=negative_slope)
 
 
@@ -193,7 +194,7 @@ _hardsigmoid = Primitive(
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(input + 3) / 6."""
     float_only(input, "hardsigmoid_cpu")
-    return in_place(input, _hardsigmoid) if inplace else _hardsigmoid(input)
+    return apply_inplace(input, _hardsigmoid) if inplace else _hardsigmoid(input)
 
 
 def _hardswish_forward(a: np.ndarray) -> np.ndarray:
@@ -217,7 +218,7 @@ _hardswish = Primitive(
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """input * relu6(input + 3) / 6."""
     float_only(input, "hardswish_cpu")
-    return in_place(input, _hardswish) if inplace else _hardswish(input)
+    return apply_inplace(input, _hardswish) if inplace else _hardswish(input)
 
 
 def softsign(input: Tensor) -> Tensor:

@@ -12,10 +12,12 @@ from typing import Any
 import numpy as np
 
 from ..._ops.elementwise.conditional import where
+from ..._ops.elementwise.exp_log import stable_sigmoid
+from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
+from ..._ops.special.functions import erf
 from ..._tensor import Tensor
-from ._activation_common import NEGATIVE_SLOPE_INPLACE, float_only, in_place, stable_sigmoid
-from ._activation_erf import erf, erf_array
+from ._common import NEGATIVE_SLOPE_INPLACE, float_only
 
 __all__ = [
     "celu",
@@ -115,7 +117,7 @@ def _elu_family(
 ) -> Tensor:
     float_only(input, kernel)
     if inplace:
-        return in_place(input, lambda old: ops[1](old, **params))
+        return apply_inplace(input, lambda old: ops[1](old, **params))
     return ops[0](input, **params)
 
 
@@ -168,7 +170,7 @@ def _gelu_forward(a: np.ndarray, approximate: str) -> np.ndarray:
     if approximate == "tanh":
         inner = _TANH_K * (a + _TANH_C * a * a * a)
         return (0.5 * a * (1 + np.tanh(inner))).astype(a.dtype, copy=False)
-    cdf = 0.5 * (1 + erf_array(a * _SQRT1_2))
+    cdf = 0.5 * (1 + erf(Tensor._make(a * _SQRT1_2))._data)  # erf's forward, on arrays
     return (a * cdf).astype(a.dtype, copy=False)
 
 
@@ -220,7 +222,7 @@ _silu = Primitive(
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """input * sigmoid(input)."""
     float_only(input, "silu_cpu")
-    return in_place(input, _silu) if inplace else _silu(input)
+    return apply_inplace(input, _silu) if inplace else _silu(input)
 
 
 def _mish_forward(a: np.ndarray) -> np.ndarray:
@@ -245,7 +247,7 @@ _mish = Primitive(
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """input * tanh(softplus(input))."""
     float_only(input, "mish_cpu")
-    return in_place(input, _mish) if inplace else _mish(input)
+    return apply_inplace(input, _mish) if inplace else _mish(input)
 
 
 def _softplus_forward(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:

@@ -14,6 +14,7 @@ import numpy as np
 from ... import _dtype
 from ..._dtype import scalar_name
 from ..._ops.primitive import Primitive, wrap_dim
+from ..._ops.quiet import quietly
 from ..._tensor import Tensor
 
 __all__ = ["log_softmax", "softmax", "softmin"]
@@ -30,25 +31,25 @@ def _along(fn: Any) -> Any:
     return forward
 
 
+@quietly  # inf - inf: PyTorch gives nan too
 def _shifted(a: np.ndarray, dim: int) -> np.ndarray:
     """a minus its max along dim (so exp never overflows; empty dims stay empty)."""
     if a.shape[dim] == 0:
         return a.copy()
-    with np.errstate(invalid="ignore"):  # inf - inf: PyTorch gives nan too
-        return a - np.max(a, axis=dim, keepdims=True)
+    return a - np.max(a, axis=dim, keepdims=True)
 
 
+@quietly
 def _softmax_np(a: np.ndarray, dim: int) -> np.ndarray:
     e = np.exp(_shifted(a, dim))
-    with np.errstate(invalid="ignore"):
-        e /= np.sum(e, axis=dim, keepdims=True)
+    e /= np.sum(e, axis=dim, keepdims=True)
     return e
 
 
+@quietly
 def _log_softmax_np(a: np.ndarray, dim: int) -> np.ndarray:
     z = _shifted(a, dim)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z -= np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
+    z -= np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
     return z
 
 

@@ -59,17 +59,15 @@ def _with_bias(y: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
     return y
 
 
-def _conv_forward(input: Any, weight: Any, bias: Any, geo: Geometry, size: Any) -> np.ndarray:
-    y = _conv_kernels.conv(input, weight, geo.stride, geo.lo, geo.hi, geo.dilation, geo.groups)
-    return _with_bias(y, bias)
-
-
-def _conv_transpose_forward(
-    input: Any, weight: Any, bias: Any, geo: Geometry, size: Any
+def _convolution_forward(
+    input: Any, weight: Any, bias: Any, geo: Geometry, size: Any, transposed: bool
 ) -> np.ndarray:
-    y = _conv_kernels.conv_transpose(
-        input, weight, geo.stride, geo.lo, size, geo.dilation, geo.groups
-    )
+    if transposed:
+        y = _conv_kernels.conv_transpose(
+            input, weight, geo.stride, geo.lo, size, geo.dilation, geo.groups
+        )
+    else:
+        y = _conv_kernels.conv(input, weight, geo.stride, geo.lo, geo.hi, geo.dilation, geo.groups)
     return _with_bias(y, bias)
 
 
@@ -79,36 +77,41 @@ def _conv_weight_forward(a: np.ndarray, b: np.ndarray, geo: Geometry, size: Any)
     )
 
 
-def _conv_tangent(transposed: bool) -> Any:
+def _conv_tangent(tangents: Sequence[Tensor | None], p: Any) -> Tensor:
     """Forward mode's rule for a convolution (or its transpose) with an optional bias.
 
     It is linear in input and in weight separately (the product rule), and adds
     the bias, so it is not "multilinear": the bias's tangent is added as it is.
     """
-
-    def tangent(tangents: Sequence[Tensor | None], p: Any) -> Tensor:
-        op = _conv_transpose if transposed else _conv
-        t_input, t_weight, t_bias = (*tangents, None)[:3]
-        terms = []
-        if t_input is not None:
-            terms.append(op(t_input, p.weight, None, geo=p.geo, size=p.size))
-        if t_weight is not None:
-            terms.append(op(p.input, t_weight, None, geo=p.geo, size=p.size))
-        if t_bias is not None:
-            terms.append(t_bias.reshape(-1, *(1,) * (p.input.ndim - 2)))
-        return sum(terms[1:], terms[0])
-
-    return tangent
+    t_input, t_weight, t_bias = (*tangents, None)[:3]
+    same = {"geo": p.geo, "size": p.size, "transposed": p.transposed}
+    terms = []
+    if t_input is not None:
+        terms.append(_conv(t_input, p.weight, None, **same))
+    if t_weight is not None:
+        terms.append(_conv(p.input, t_weight, None, **same))
+    if t_bias is not None:
+        terms.append(t_bias.reshape(-1, *(1,) * (p.input.ndim - 2)))
+    return sum(terms[1:], terms[0])
 
 
-_conv_transpose: OptionalInputs
+def _weight_grad(g: Tensor, n: Any) -> Tensor:
+    # The convolution of input by g (by the transpose's rule, of g by input).
+    first, second = (g, n.input) if n.transposed else (n.input, g)
+    return _conv_weight(first, second, geo=n.geo, size=n.size)
+
+
 _conv_weight: Primitive
-_conv = OptionalInputs(
+# A convolution, or with `transposed` its transpose (PyTorch's one op for both): the
+# input's gradient is the other of the two.
+_conv: OptionalInputs = OptionalInputs(
     "ConvolutionBackward0",
-    _conv_forward,
+    _convolution_forward,
     rules={
-        "input": lambda g, n: _conv_transpose(g, n.weight, None, geo=n.geo, size=n.size),
-        "weight": lambda g, n: _conv_weight(n.input, g, geo=n.geo, size=n.size),
+        "input": lambda g, n: _conv(
+            g, n.weight, None, geo=n.geo, size=n.size, transposed=not n.transposed
+        ),
+        "weight": _weight_grad,
         "bias": _bias_grad,
     },
     formulas={
@@ -118,24 +121,7 @@ _conv = OptionalInputs(
     },
     required=("input", "weight"),
     optional=("bias",),
-    tangent=_conv_tangent(transposed=False),
-)
-_conv_transpose = OptionalInputs(
-    "ConvolutionBackward0",
-    _conv_transpose_forward,
-    rules={
-        "input": lambda g, n: _conv(g, n.weight, None, geo=n.geo, size=n.size),
-        "weight": lambda g, n: _conv_weight(g, n.input, geo=n.geo, size=n.size),
-        "bias": _bias_grad,
-    },
-    formulas={
-        "input": "conv(grad, weight)",
-        "weight": "each weight tap's grad window correlated with input",
-        "bias": "Σ grad over all but the channel dim",
-    },
-    required=("input", "weight"),
-    optional=("bias",),
-    tangent=_conv_tangent(transposed=True),
+    tangent=_conv_tangent,
 )
 # The weight gradient of `conv(input, w)` at `grad_output`, as a function of both.
 _conv_weight = Primitive(
@@ -143,8 +129,8 @@ _conv_weight = Primitive(
     _conv_weight_forward,
     inputs=("input", "grad_output"),
     grads=(
-        lambda g, n: _conv_transpose(n.grad_output, g, None, geo=n.geo, size=n.size),
-        lambda g, n: _conv(n.input, g, None, geo=n.geo, size=n.size),
+        lambda g, n: _conv(n.grad_output, g, None, geo=n.geo, size=n.size, transposed=True),
+        lambda g, n: _conv(n.input, g, None, geo=n.geo, size=n.size, transposed=False),
     ),
     formulas=("conv_transpose(grad_output, grad)", "conv(input, grad)"),
     tangent="multilinear",
@@ -293,7 +279,7 @@ def _convolution(
     _check_dtypes(input, weight, bias, transposed=False)
     geo = Geometry(strides, lo, hi, dilations, groups, kernel)
     x = input if input.ndim == dims + 2 else input.unsqueeze(0)
-    y = _conv(x, weight, bias, geo=geo, size=shape[2:])
+    y = _conv(x, weight, bias, geo=geo, size=shape[2:], transposed=False)
     return y if input.ndim == dims + 2 else y.squeeze(0)
 
 
@@ -399,7 +385,7 @@ def _transposed(
     _check_dtypes(input, weight, bias, transposed=True)
     geo = Geometry(strides, pads, pads, dilations, groups, kernel)
     x = input if input.ndim == dims + 2 else input.unsqueeze(0)
-    y = _conv_transpose(x, weight, bias, geo=geo, size=size)
+    y = _conv(x, weight, bias, geo=geo, size=size, transposed=True)
     return y if input.ndim == dims + 2 else y.squeeze(0)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._ops.shape.padding import pad_spatial
 from . import _windows
 
 __all__: list[str] = []
@@ -24,7 +25,7 @@ def conv(
     """Cross-correlate `(N, C, *size)` with `(O, C/groups, *kernel)`: `(N, O, *out)`."""
     kernel = w.shape[2:]
     o, n = w.shape[0], x.shape[0]
-    xp = _windows.pad_spatial(x, lo, hi)
+    xp = pad_spatial(x, lo, hi)
     out = tuple(
         (s - d * (k - 1) - 1) // st + 1
         for s, k, st, d in zip(xp.shape[2:], kernel, stride, dilation, strict=True)
@@ -81,8 +82,6 @@ def conv_weight(
     """
     n, c = x.shape[:2]
     o = gy.shape[1]
-    cols = _windows.im2col(
-        _windows.pad_spatial(x, lo, hi), kernel, stride, dilation, gy.shape[2:], groups
-    )
+    cols = _windows.im2col(pad_spatial(x, lo, hi), kernel, stride, dilation, gy.shape[2:], groups)
     gm = gy.reshape(n, groups, o // groups, cols.shape[3])
     return np.matmul(gm, cols.swapaxes(2, 3)).sum(0).reshape(o, c // groups, *kernel)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..._dtype import scalar_name
 from ..._ops.primitive import Primitive
+from ..._ops.shape.padding import pad_spatial
 from ..._tensor import Tensor
 from . import _windows
 from ._spatial_common import shape_list
@@ -41,7 +42,7 @@ def _unfold_array(a: np.ndarray, blocks: Blocks) -> np.ndarray:
     batched = a.ndim == 4
     x = a if batched else a[None]
     out = _blocks(size, kernel, dilation, padding, stride)
-    win = _windows.windows(_windows.pad_spatial(x, padding, padding), kernel, stride, dilation, out)
+    win = _windows.windows(pad_spatial(x, padding, padding), kernel, stride, dilation, out)
     n, c = x.shape[:2]
     cols = win.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * math.prod(kernel), math.prod(out))
     return cols if batched else cols[0]
@@ -57,9 +58,7 @@ def _fold_array(a: np.ndarray, blocks: Blocks) -> np.ndarray:
     c = ck // math.prod(kernel)
     padded = tuple(s + 2 * p for s, p in zip(size, padding, strict=True))
     full = _windows.col2im(cols.reshape(n, c, *kernel, *out), 2, padded, stride, dilation)
-    y = np.ascontiguousarray(
-        _windows.pad_spatial(full, [-p for p in padding], [-p for p in padding])
-    )
+    y = np.ascontiguousarray(pad_spatial(full, [-p for p in padding], [-p for p in padding]))
     return y if batched else y[0]
 
 

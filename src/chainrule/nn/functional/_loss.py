@@ -14,19 +14,20 @@ import numpy as np
 
 from ... import _dtype
 from ..._dtype import scalar_name
+from ..._ops.broadcasting import broadcast_shapes
+from ..._ops.elementwise.clamping import clamp_min
 from ..._ops.elementwise.conditional import where
-from ..._ops.elementwise.forwards import broadcast_error
 from ..._ops.primitive import Primitive
+from ..._ops.quiet import quiet
 from ..._tensor import Tensor
-from ._activation_common import (
+from ._activation_smooth import softplus
+from ._common import (
     check_reduction,
-    clamp_min,
     legacy_reduction,
     not_differentiable,
     reduce_loss,
     size_warning,
 )
-from ._activation_smooth import softplus
 from ._loss_margin import *  # noqa: F403
 from ._loss_margin import __all__ as _margin_all
 from ._loss_nll import *  # noqa: F403
@@ -75,8 +76,7 @@ def _loss_op(
     def forward(
         x: np.ndarray, t: np.ndarray, reduction: str, dt: np.dtype, count: int, **params: Any
     ) -> Any:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            loss = pointwise(x.astype(dt, copy=False), t.astype(dt, copy=False), **params)
+        loss = quiet(pointwise, x.astype(dt, copy=False), t.astype(dt, copy=False), **params)
         return _reduced(np.asarray(loss, dtype=dt), reduction)
 
     return Primitive(
@@ -93,10 +93,7 @@ def _operands(input: Tensor, target: Tensor, kernel: str) -> tuple[np.dtype, int
     dt = _dtype.result_type(input, target)
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input)}'")
-    try:
-        shape = np.broadcast_shapes(input._data.shape, target._data.shape)
-    except ValueError:
-        raise RuntimeError(broadcast_error(input._data.shape, target._data.shape)) from None
+    shape = broadcast_shapes(input._data.shape, target._data.shape)
     return dt.np, int(np.prod(shape))
 
 
@@ -374,10 +371,7 @@ def binary_cross_entropy_with_logits(
     shape = input._data.shape
     for extra in (pos_weight, weight):
         if extra is not None:
-            try:
-                np.broadcast_shapes(extra._data.shape, shape)
-            except ValueError:
-                raise RuntimeError(broadcast_error(extra._data.shape, shape)) from None
+            broadcast_shapes(extra._data.shape, shape)
     w = None if weight is None else Tensor._make(weight._data.astype(dt, copy=False))
     pw = None if pos_weight is None else Tensor._make(pos_weight._data.astype(dt, copy=False))
     return _bce_logits(

@@ -8,13 +8,14 @@ from typing import Any
 
 import numpy as np
 
+from ..._ops.broadcasting import broadcast_shapes
+from ..._ops.elementwise.clamping import clamp_, clamp_min
 from ..._ops.elementwise.conditional import where
-from ..._ops.elementwise.forwards import broadcast_error
-from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
-from ._activation_common import check_reduction, clamp_min, legacy_reduction, reduce_loss
-from ._activation_distance import pairwise_distance
+from ...autograd.grad_mode import no_grad
 from ._activation_smooth import logsigmoid
+from ._common import check_reduction, legacy_reduction, reduce_loss
+from ._distance import pairwise_distance
 
 __all__ = [
     "cosine_embedding_loss",
@@ -29,12 +30,7 @@ __all__ = [
 
 def _broadcastable(*tensors: Tensor) -> None:
     """PyTorch's message for tensors whose shapes do not broadcast together."""
-    shape: tuple[int, ...] = ()
-    for t in tensors:
-        try:
-            shape = np.broadcast_shapes(shape, t._data.shape)
-        except ValueError:
-            raise RuntimeError(broadcast_error(shape, t._data.shape)) from None
+    broadcast_shapes((), *(t._data.shape for t in tensors))
 
 
 def margin_ranking_loss(
@@ -162,16 +158,6 @@ def poisson_nll_loss(
     return reduce_loss(loss, reduction)
 
 
-# `var.clone()` then clamped in place outside the graph: clamped values, identity gradient.
-_clone_clamped = Primitive(
-    "CloneBackward0",
-    lambda a, eps: np.maximum(a, np.asarray(eps, dtype=a.dtype)),
-    grads=(lambda g, n: g,),
-    formulas=("1",),
-    tangent="elementwise",
-)
-
-
 def gaussian_nll_loss(
     input: Tensor,
     target: Tensor,
@@ -199,7 +185,10 @@ def gaussian_nll_loss(
         raise ValueError(f"{reduction} is not valid")
     if np.any(variance._data < 0):
         raise ValueError("var has negative entry/entries")
-    variance = _clone_clamped(variance, eps=eps)
+    # As PyTorch: a clone, clamped in place outside the graph (so the gradient passes as is).
+    variance = variance.clone()
+    with no_grad():
+        clamp_(variance, min=eps)
     loss = 0.5 * (variance.log() + (input - target) ** 2 / variance)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

@@ -16,14 +16,15 @@ from ..._dtype import scalar_name
 from ..._ops.elementwise.arithmetic import div_scalar, mul_scalar
 from ..._ops.elementwise.conditional import where
 from ..._ops.primitive import Primitive
+from ..._ops.quiet import quiet
 from ..._tensor import Tensor
-from ._activation_common import (
+from ._activation_softmax import log_softmax
+from ._common import (
     check_reduction,
     legacy_reduction,
     not_differentiable,
     reduce_loss,
 )
-from ._activation_softmax import log_softmax
 
 __all__ = ["cross_entropy", "nll_loss"]
 
@@ -37,8 +38,7 @@ def _nll_forward(
     out = np.sum(losses, dtype=x.dtype)
     if reduction == "sum":
         return out
-    with np.errstate(invalid="ignore", divide="ignore"):  # every target ignored: nan
-        return np.asarray(out / total, dtype=x.dtype)
+    return quiet(lambda: np.asarray(out / total, dtype=x.dtype))  # every target ignored: nan
 
 
 def _nll_backward_forward(

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..._dtype import scalar_name
+from ..._ops.quiet import quietly
 from ..._tensor import Tensor
 from ._spatial_common import OptionalInputs, shape_list
 
@@ -22,14 +23,14 @@ __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
 Dims = tuple[int, ...]
 
 
+@quietly  # (no values: nan, quietly)
 def _moments(x: np.ndarray, dims: Dims, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean, biased variance and the standardised `x` over `dims` (kept as size 1)."""
     count = math.prod(x.shape[d] for d in dims)
-    with np.errstate(invalid="ignore", divide="ignore"):  # (no values: nan, quietly)
-        mean = x.sum(dims, keepdims=True) / x.dtype.type(count)
-        centred = x - mean
-        var = (centred * centred).sum(dims, keepdims=True) / x.dtype.type(count)
-        return mean, var, centred / np.sqrt(var + eps)
+    mean = x.sum(dims, keepdims=True) / x.dtype.type(count)
+    centred = x - mean
+    var = (centred * centred).sum(dims, keepdims=True) / x.dtype.type(count)
+    return mean, var, centred / np.sqrt(var + eps)
 
 
 def _affine(y: np.ndarray, weight: Any, bias: Any, shape: Sequence[int]) -> np.ndarray:
@@ -64,28 +65,47 @@ def _channel_dims(ndim: int) -> Dims:
 # --- batch norm ---------------------------------------------------------------------------
 
 
-def _batch_norm_forward(input: Any, weight: Any, bias: Any, eps: float, **_: Any) -> np.ndarray:
-    y = _moments(input, _channel_dims(input.ndim), eps)[2]
-    return _affine(y, weight, bias, _channel_shape(input.ndim, input.shape[1]))
+def _batch_norm_forward(
+    input: Any, weight: Any, bias: Any, eps: float, training: bool, **stats: Any
+) -> np.ndarray:
+    shape = _channel_shape(input.ndim, input.shape[1])
+    if training:
+        y = _moments(input, _channel_dims(input.ndim), eps)[2]
+    else:  # the running statistics: constants (`mean`, `invstd` tensors)
+        y = (input - stats["mean"]._data.reshape(shape)) * stats["invstd"]._data.reshape(shape)
+        y = y.astype(input.dtype, copy=False)
+    return _affine(y, weight, bias, shape)
 
 
 def _bn_input_grad(g: Tensor, n: Any) -> Tensor:
-    x, dims = n.input, _channel_dims(n.input.ndim)
+    x = n.input
+    shape = _channel_shape(x.ndim, x.shape[1])
+    if not n.training:
+        scale = n.invstd if n.weight is None else n.weight * n.invstd
+        return g * scale.reshape(shape)
+    dims = _channel_dims(x.ndim)
     xhat, invstd = _standardize(x, dims, n.eps)
     if n.weight is not None:
-        g = g * n.weight.reshape(_channel_shape(x.ndim, x.shape[1]))
+        g = g * n.weight.reshape(shape)
     return _through_moments(g, xhat, invstd, dims)
 
 
 def _bn_weight_grad(g: Tensor, n: Any) -> Tensor:
     dims = _channel_dims(n.input.ndim)
-    return (g * _standardize(n.input, dims, n.eps)[0]).sum(dims)
+    if n.training:
+        xhat = _standardize(n.input, dims, n.eps)[0]
+    else:
+        shape = _channel_shape(g.ndim, g.shape[1])
+        xhat = (n.input - n.mean.reshape(shape)) * n.invstd.reshape(shape)
+    return (g * xhat).sum(dims)
 
 
 def _channel_sum(g: Tensor, n: Any) -> Tensor:
     return g.sum(_channel_dims(g.ndim))
 
 
+# In training the statistics are the batch's; in evaluation the running ones (PyTorch's
+# one op for both).
 _batch_norm = OptionalInputs(
     "NativeBatchNormBackward0",
     _batch_norm_forward,
@@ -94,40 +114,6 @@ _batch_norm = OptionalInputs(
         "input": "invstd * (gw - mean(gw) - xhat * mean(gw * xhat)) per channel, "
         "gw = grad * weight, xhat = (input - mean) * invstd",
         "weight": "Σ grad * xhat over all but the channel dim",
-        "bias": "Σ grad over all but the channel dim",
-    },
-    required=("input",),
-    optional=("weight", "bias"),
-)
-
-
-def _eval_forward(
-    input: Any, weight: Any, bias: Any, mean: Any, invstd: Any, **_: Any
-) -> np.ndarray:
-    shape = _channel_shape(input.ndim, input.shape[1])
-    y = (input - mean._data.reshape(shape)) * invstd._data.reshape(shape)
-    return _affine(y.astype(input.dtype, copy=False), weight, bias, shape)
-
-
-def _eval_input_grad(g: Tensor, n: Any) -> Tensor:
-    scale = n.invstd if n.weight is None else n.weight * n.invstd
-    return g * scale.reshape(_channel_shape(g.ndim, g.shape[1]))
-
-
-def _eval_weight_grad(g: Tensor, n: Any) -> Tensor:
-    shape = _channel_shape(g.ndim, g.shape[1])
-    xhat = (n.input - n.mean.reshape(shape)) * n.invstd.reshape(shape)
-    return (g * xhat).sum(_channel_dims(g.ndim))
-
-
-# Evaluation mode: the running statistics are constants (`mean`, `invstd` tensors).
-_batch_norm_eval = OptionalInputs(
-    "NativeBatchNormBackward0",
-    _eval_forward,
-    rules={"input": _eval_input_grad, "weight": _eval_weight_grad, "bias": _channel_sum},
-    formulas={
-        "input": "weight * invstd, per channel (the running statistics are constants)",
-        "weight": "Σ grad * (input - mean) * invstd over all but the channel dim",
         "bias": "Σ grad over all but the channel dim",
     },
     required=("input",),
@@ -197,16 +183,18 @@ def batch_norm(
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
         assert running_mean is not None and running_var is not None
         invstd = 1 / np.sqrt(running_var._data + eps)
-        return _batch_norm_eval(
+        return _batch_norm(
             input,
             weight,
             bias,
+            eps=eps,
+            training=False,
             mean=Tensor._make(running_mean._data.copy()),
             invstd=Tensor._make(invstd.astype(input._data.dtype)),
         )
     if running_mean is not None and running_var is not None:
         _update_running(input._data, running_mean, running_var, momentum, eps)
-    return _batch_norm(input, weight, bias, eps=eps)
+    return _batch_norm(input, weight, bias, eps=eps, training=True)
 
 
 def _update_running(
@@ -216,8 +204,7 @@ def _update_running(
     dims = _channel_dims(x.ndim)
     mean, var, _ = _moments(x, dims, eps)
     count = x.size // max(x.shape[1], 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        unbiased = var.reshape(-1) * (count / (count - 1)) if count > 1 else var.reshape(-1)
+    unbiased = var.reshape(-1) * (count / (count - 1)) if count > 1 else var.reshape(-1)
     rm, rv = running_mean._data, running_var._data
     rm[...] = ((1 - momentum) * rm + momentum * mean.reshape(-1)).reshape(rm.shape)
     rv[...] = ((1 - momentum) * rv + momentum * unbiased).reshape(rv.shape)

@@ -1,8 +1,8 @@
 """Pooling: max, average and adaptive pooling in 1-D and 2-D, one primitive per op.
 
 Max pooling records the flat index of each window's maximum; its gradient
-scatters into those positions and the scatter's gradient gathers from them
-(`scatter_pair`, each the other's rule). Average pooling is a separable linear
+scatters into those positions (`plane_scatter`) and the scatter's gradient
+gathers from them (`gather_plane`). Average pooling is a separable linear
 map (`_taps`). The 1-D ops run the 2-D ones on a height-1 input, as PyTorch
 does, so their grad_fn is `SqueezeBackward1`. Adaptive pooling: `_pool_adaptive`.
 """
@@ -22,7 +22,7 @@ from ._pool_adaptive import (
     adaptive_max_pool1d,
     adaptive_max_pool2d,
 )
-from ._spatial_common import check_not_bool, scatter_pair, shape_list
+from ._spatial_common import check_not_bool, gather_plane, plane_scatter, shape_list
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -45,7 +45,7 @@ Ints = tuple[int, ...]
 # --- max pooling: values and indices, scatter and gather by index -----------------------
 
 
-_max_scatter, _max_gather = scatter_pair("MaxPool2DWithIndicesBackward0")
+_max_scatter = plane_scatter("MaxPool2DWithIndicesBackward0")
 
 _max_pool2d = Primitive(
     "MaxPool2DWithIndicesBackward0",
@@ -57,7 +57,7 @@ _max_pool2d = Primitive(
     outputs=("result", "indices"),
     # Forward mode: each window's tangent is that of its maximum (the indices get none).
     tangent=lambda ts, p: (
-        _max_gather(ts[0], indices=p.indices._data, size=p.size, unique=p.unique),
+        gather_plane(ts[0], p.indices._data, len(p.size)),
         None,
     ),
 )

@@ -16,7 +16,7 @@ from ..._dtype import scalar_name
 from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 from . import _taps, _windows
-from ._spatial_common import check_not_bool, scatter_pair, shape_list
+from ._spatial_common import check_not_bool, gather_plane, plane_scatter, shape_list
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -121,7 +121,7 @@ def _adaptive_max_forward(a: np.ndarray, taps: Any, **_: Any) -> tuple[np.ndarra
     return best, where
 
 
-_adaptive_scatter, _adaptive_gather = scatter_pair("AdaptiveMaxPool2DBackward0")
+_adaptive_scatter = plane_scatter("AdaptiveMaxPool2DBackward0")
 _adaptive_max_pool2d = Primitive(
     "AdaptiveMaxPool2DBackward0",
     _adaptive_max_forward,
@@ -132,7 +132,7 @@ _adaptive_max_pool2d = Primitive(
     outputs=("result", "indices"),
     # Forward mode: each window's tangent is that of its maximum (the indices get none).
     tangent=lambda ts, p: (
-        _adaptive_gather(ts[0], indices=p.indices._data, size=p.size, unique=False),
+        gather_plane(ts[0], p.indices._data, len(p.size)),
         None,
     ),
 )

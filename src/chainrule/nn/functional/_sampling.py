@@ -2,8 +2,8 @@
 
 Reflect, replicate and circular padding and every interpolation mode map each
 spatial dim on its own with fixed taps (`_taps`): one primitive applies them,
-its gradient scatters back through the same taps. Constant padding is its own
-primitive, whose gradient is the opposite padding (a crop).
+its gradient scatters back through the same taps. Constant padding is the shape
+family's `constant_pad`, whose gradient is the opposite padding (a crop).
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import numpy as np
 
 from ..._dtype import scalar_name
 from ..._ops.primitive import Primitive
+from ..._ops.shape.padding import constant_pad
 from ..._tensor import Tensor
-from . import _taps, _windows
+from . import _taps
 from ._pool import adaptive_avg_pool1d, adaptive_avg_pool2d
 from ._spatial_common import shape_list
 
@@ -39,31 +40,9 @@ Ints = tuple[int, ...]
 # --- pad ----------------------------------------------------------------------------------
 
 
-def _constant_pad_forward(a: np.ndarray, lo: Ints, hi: Ints, value: Any) -> np.ndarray:
-    out = _windows.pad_spatial(a, lo, hi, value)
-    return out.copy() if np.shares_memory(out, a) else out
-
-
-_constant_pad: Primitive
-_constant_pad = Primitive(
-    "ConstantPadNdBackward0",
-    _constant_pad_forward,
-    # The adjoint of padding is cropping by the same amounts: the opposite padding.
-    grads=(
-        lambda g, n: _constant_pad(
-            g, lo=tuple(-p for p in n.lo), hi=tuple(-p for p in n.hi), value=0
-        ),
-    ),
-    formulas=("grad with the padding cropped off",),
-    # Forward mode pads the tangent with zeros: the padding value is a constant.
-    tangent=lambda ts, p: _constant_pad(ts[0], lo=p.lo, hi=p.hi, value=0),
-)
-
 _FOLDED = "grad with the padding added back onto the positions it copies"
 _reflect = {k: _taps.linear_pair(f"ReflectionPad{k}DBackward0", _FOLDED) for k in (1, 2, 3)}
 _replicate = {k: _taps.linear_pair(f"ReplicationPad{k}DBackward0", _FOLDED) for k in (1, 2, 3)}
-# PyTorch pads circularly with slice copies, so its grad_fn is CopySlices; here one map.
-_circular = _taps.linear_pair("CopySlices", _FOLDED)
 
 
 def _reflect_index(size: int, lo: int, hi: int) -> np.ndarray:
@@ -75,18 +54,36 @@ def _replicate_index(size: int, lo: int, hi: int) -> np.ndarray:
     return np.clip(np.arange(-lo, size + hi), 0, size - 1)
 
 
-def _circular_index(size: int, lo: int, hi: int) -> np.ndarray:
-    # Negative padding crops first; the wrap-around then reads the cropped input.
-    start, stop = max(-lo, 0), size - max(-hi, 0)
-    kept = stop - start
-    return start + np.arange(-max(lo, 0), kept + max(hi, 0)) % max(kept, 1)
-
-
 _INDEX: dict[str, Callable[[int, int, int], np.ndarray]] = {
     "reflect": _reflect_index,
     "replicate": _replicate_index,
-    "circular": _circular_index,
 }
+
+
+def _circular_pad(input: Tensor, lo: Ints, hi: Ints) -> Tensor:
+    """Circular padding as PyTorch does it, with slice copies (so its grad_fn is CopySlices):
+    the input (cropped where an amount is negative) into the middle, then, last dim first,
+    the wrapped-around ends copied from the other side of the result."""
+    k, lead = len(lo), input.ndim - len(lo)
+    size = tuple(s + b + e for s, b, e in zip(input._data.shape[lead:], lo, hi, strict=True))
+    out = Tensor._make(np.zeros((*input._data.shape[:lead], *size), input._data.dtype))
+
+    def along(d: int, start: int, stop: int) -> tuple[slice, ...]:
+        return (slice(None),) * (lead + d) + (slice(start, stop),)
+
+    source = input  # narrowed one dim at a time, as PyTorch's graph shows
+    for d, (b, e) in enumerate(zip(lo, hi, strict=True)):
+        start = max(-b, 0)
+        source = source.narrow(lead + d, start, input._data.shape[lead + d] - max(-e, 0) - start)
+    middle = tuple(slice(max(b, 0), n - max(e, 0)) for n, b, e in zip(size, lo, hi, strict=True))
+    out[(slice(None),) * lead + middle] = source
+    for d in reversed(range(k)):
+        b, e, n = lo[d], hi[d], size[d]
+        if b > 0:
+            out[along(d, 0, b)] = out[along(d, n - b - max(e, 0), n - max(e, 0))]
+        if e > 0:
+            out[along(d, n - e, n)] = out[along(d, max(b, 0), max(b, 0) + e)]
+    return out
 
 
 def _pad_amounts(pad: Any) -> Ints:
@@ -129,7 +126,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         if any(s + b + e < 0 for s, b, e in zip(shape[input.ndim - k :], lo, hi, strict=True)):
             raise RuntimeError("narrow(): length must be non-negative.")
         fill = 0 if value is None else value
-        return _constant_pad(input, lo=lo, hi=hi, value=fill)
+        return constant_pad(input, lo, hi, fill)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
@@ -137,12 +134,13 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             f"Padding size {len(amounts)} is not supported for {input.ndim}D input tensor."
         )
     _check_pad_sizes(mode, shape, k, lo, hi)
+    if mode == "circular":
+        return _circular_pad(input, lo, hi)
     taps = tuple(
         _taps.Taps(_INDEX[mode](size, b, e)[None, :], None, size)
         for size, b, e in zip(shape[input.ndim - k :], lo, hi, strict=True)
     )
-    prim = _circular if mode == "circular" else (_reflect if mode == "reflect" else _replicate)[k]
-    return prim(input, taps=taps)
+    return (_reflect if mode == "reflect" else _replicate)[k](input, taps=taps)
 
 
 def _check_pad_sizes(mode: str, shape: Ints, k: int, lo: Ints, hi: Ints) -> None:

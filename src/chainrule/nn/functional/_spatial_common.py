@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._ops.indexing.gather_scatter import gather
 from ..._ops.primitive import Primitive, Rule
 from ..._tensor import Tensor
 from . import _windows
@@ -98,25 +99,25 @@ def check_not_bool(name: str, input: Tensor) -> None:
         raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
 
-def scatter_pair(name: str) -> tuple[Primitive, Primitive]:
-    """Scatter-add a gradient into the plane at `indices`, and its adjoint, the gather.
+def plane_scatter(name: str) -> Primitive:
+    """A max pool's rule: the gradient added into zeros of the input's plane at `indices`
+    (named `name` with BackwardBackward0, as PyTorch names a max pool's backward).
 
-    A max pool's rule is the scatter (named `name` with BackwardBackward0, as
-    PyTorch names the node of a max pool's backward); each is the other's rule.
+    Its own rule is the gather back at `indices` (`gather_plane`).
     """
-    scatter = Primitive(
+    return Primitive(
         name.replace("Backward0", "BackwardBackward0"),
         lambda g, indices, size, unique: _windows.scatter_plane(g, indices, size, unique),
         inputs=("grad_output",),
-        grads=(lambda g, n: gather(g, indices=n.indices, size=n.size, unique=n.unique),),
+        grads=(lambda g, n: gather_plane(g, n.indices, len(n.size)),),
         formulas=("grad at indices (where each window's maximum was)",),
         tangent="linear",
     )
-    gather = Primitive(
-        name,
-        lambda a, indices, size, unique: _windows.gather_plane(a, indices, len(size)),
-        grads=(lambda g, n: scatter(g, indices=n.indices, size=n.size, unique=n.unique),),
-        formulas=("grad added where each window's maximum was (indices), zeros elsewhere",),
-        tangent="linear",
-    )
-    return scatter, gather
+
+
+def gather_plane(a: Tensor, indices: np.ndarray, k: int) -> Tensor:
+    """The entries of `a` at the flat positions `indices` of its last `k` dims, as PyTorch
+    writes a max pool's double backward: flatten, gather, view."""
+    lead = indices.shape[: indices.ndim - k]
+    index = Tensor._make(indices.reshape(*lead, -1).astype(np.int64, copy=False))
+    return gather(a.flatten(a.ndim - k), -1, index).reshape(indices.shape)

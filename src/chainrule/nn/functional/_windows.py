@@ -1,4 +1,4 @@
-"""NumPy kernels behind convolution and pooling: padding, sliding windows, im2col, col2im,
+"""NumPy kernels behind convolution and pooling: sliding windows, im2col, col2im,
 max pooling.
 
 Spatial dims are the last `len(kernel)` dims of an array throughout. Nothing here
@@ -10,42 +10,16 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ..._ops.shape.padding import pad_spatial
+
 __all__: list[str] = []
 
 Ints = tuple[int, ...]
-
-
-def pad_spatial(
-    a: np.ndarray, lo: Sequence[int], hi: Sequence[int], value: float = 0
-) -> np.ndarray:
-    """`a` with `lo[i]`/`hi[i]` entries of `value` before/after spatial dim i (negative crops)."""
-    if not any(lo) and not any(hi):
-        return a
-    lead = a.ndim - len(lo)
-    crop = tuple(
-        slice(max(-b, 0), a.shape[lead + i] - max(-e, 0))
-        for i, (b, e) in enumerate(zip(lo, hi, strict=True))
-    )
-    index: tuple[Any, ...] = (Ellipsis, *crop)
-    a = a[index]
-    grow = [(max(b, 0), max(e, 0)) for b, e in zip(lo, hi, strict=True)]
-    if not any(b or e for b, e in grow):
-        return a
-    spatial = a.shape[lead:]
-    shape = a.shape[:lead] + tuple(s + b + e for s, (b, e) in zip(spatial, grow, strict=True))
-    out = np.zeros(shape, a.dtype) if value == 0 else np.full(shape, value, a.dtype)
-    inner: tuple[Any, ...] = (
-        Ellipsis,
-        *(slice(b, b + s) for s, (b, _) in zip(spatial, grow, strict=True)),
-    )
-    out[inner] = a
-    return out
 
 
 def out_size(size: int, kernel: int, stride: int, dilation: int, pad: int, ceil: bool) -> int:
@@ -201,12 +175,3 @@ def scatter_plane(g: np.ndarray, index: np.ndarray, size: Ints, unique: bool) ->
     else:
         out = np.bincount(flat, gf.ravel(), rows * plane).astype(g.dtype, copy=False)
     return out.reshape(*lead, *size)
-
-
-def gather_plane(a: np.ndarray, index: np.ndarray, k: int) -> np.ndarray:
-    """The entries of `a` at flat plane positions `index` (the adjoint of `scatter_plane`)."""
-    lead = a.shape[: a.ndim - k]
-    rows = math.prod(lead)
-    af = a.reshape(rows, math.prod(a.shape[a.ndim - k :]))
-    idx = index.reshape(rows, math.prod(index.shape[index.ndim - k :]))
-    return np.take_along_axis(af, idx, axis=1).reshape(index.shape)

@@ -1,22 +1,15 @@
-"""Helpers shared by the activation, layer and loss modules: checks, reductions, small ops.
+"""Helpers shared by the activation, layer and loss modules: checks, messages, reductions.
 
-Nothing here is public; the `_clamp_min` op exists so that composite functions record
-the node names PyTorch records (as the elementwise `mul_scalar` and `div_scalar` do).
+Nothing here is public.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 from ..._autograd import grad_mode
 from ..._dtype import scalar_name
-from ..._ops.elementwise.conditional import where
-from ..._ops.inplace import apply_inplace
-from ..._ops.primitive import Primitive
 from ..._tensor import Tensor
 
 
@@ -38,17 +31,6 @@ def not_differentiable(function: str, **inputs: Tensor | None) -> None:
                 f"The function '{function}' is not differentiable with respect to argument "
                 f"'{name}'. This input cannot have requires_grad True."
             )
-
-
-def in_place(input: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
-    """Run `compute` on `input` and write the result into it (chainrule's in-place protocol)."""
-    return apply_inplace(input, compute)
-
-
-def stable_sigmoid(a: np.ndarray) -> np.ndarray:
-    """1 / (1 + exp(-a)) on arrays, exponentiating non-positive numbers only."""
-    e = np.exp(-np.abs(a))
-    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
 
 NEGATIVE_SLOPE_INPLACE = (
@@ -109,24 +91,3 @@ def size_warning(input: Tensor, target: Tensor) -> None:
             UserWarning,
             stacklevel=3,
         )
-
-
-# --- small ops with PyTorch's node names ------------------------------------------------
-
-
-def _clamp_min_forward(a: np.ndarray, min: float) -> np.ndarray:
-    return np.maximum(a, np.asarray(min, dtype=a.dtype))
-
-
-# At the boundary the gradient passes (self >= min), as in PyTorch.
-_clamp_min = Primitive(
-    "ClampMinBackward0",
-    _clamp_min_forward,
-    grads=(lambda g, n: where(n.self >= n.min, g, 0),),
-    formulas=("1 where self ≥ {min}, else 0",),
-    tangent="elementwise",
-)
-
-
-def clamp_min(input: Tensor, min: float) -> Tensor:
-    return _clamp_min(input, min=min)

@@ -96,18 +96,18 @@ def scalar_output(
     return outs[0]
 
 
-def _detached(res: Any, create_graph: bool) -> Any:
-    if create_graph:
-        return res
+def _detached(res: Any) -> Any:
     if isinstance(res, Tensor):
         return res.detach()
-    return tuple(_detached(r, create_graph) for r in res)
+    return tuple(_detached(r) for r in res)
 
 
 def finish(res: Any, create_graph: bool, is_tuple: bool | tuple[bool, bool]) -> Any:
-    """Results as the user gets them: detached unless a graph was asked for, and with the
-    structure of the arguments (see `restructure`)."""
-    return restructure(_detached(res, create_graph), is_tuple)
+    """Results as the user gets them: detached unless a graph was asked for.
+
+    `is_tuple` gives them the structure of the arguments (see `restructure`).
+    """
+    return restructure(res if create_graph else _detached(res), is_tuple)
 
 
 def check_v(v: tuple[Tensor, ...], ref: tuple[Tensor, ...], ref_is_tuple: bool) -> None:

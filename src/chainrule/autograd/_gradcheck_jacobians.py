@@ -160,12 +160,12 @@ def _analytical_jacobians(
         for m in range(out._data.size):
             unit = np.zeros(out._data.shape)
             unit.reshape(-1)[m] = 1.0
-            rows, agreed, problem = _checked_vjp(out, diff, unit, nondet_tol, check_grad_dtypes)
+            vjps, agreed, problem = _checked_vjp(out, diff, unit, nondet_tol, check_grad_dtypes)
             if problem is not None:
                 return jacobians, problem, reentrant
             reentrant = reentrant and agreed
-            for i, row in enumerate(rows):
-                jacobians[i][j][:, m] = row
+            for i, vjp in enumerate(vjps):
+                jacobians[i][j][:, m] = vjp
     return jacobians, None, reentrant
 
 
@@ -282,14 +282,14 @@ class JacobianCheck:
             if not out._requires_grad:
                 continue
             jo += 1
-            u_rows, agreed, problem = _checked_vjp(
+            vjps, agreed, problem = _checked_vjp(
                 out, self.diff, u, self.nondet_tol, self.check_grad_dtypes
             )
             if problem is not None:
                 return problem
             reentrant = reentrant and agreed
             for i in range(len(self.diff)):
-                analytical = float(u_rows[i] @ vs[i].reshape(-1))
+                analytical = float(vjps[i] @ vs[i].reshape(-1))
                 numerical = float(u.reshape(-1) @ jv[i][j])
                 # Entrywise allclose, bounded through the projection: sum |u_m| |v_k| atol.
                 tol = self.atol * np.abs(u).sum() * np.abs(vs[i]).sum() + self.rtol * abs(numerical)

@@ -145,6 +145,14 @@ def _infer_dtype(data: Any) -> _dtype.dtype | None:
     return None
 
 
+# PyTorch's warning when `tensor` or `Tensor.new_tensor` is given a tensor to copy.
+_COPY_CONSTRUCT = (
+    "To copy construct from a tensor, it is recommended to use "
+    "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+    "requires_grad_(True), rather than {call}(sourceTensor)."
+)
+
+
 def tensor(
     data: Any,
     *,
@@ -155,13 +163,7 @@ def tensor(
 ) -> Tensor:
     """A new tensor holding a copy of `data` (a number, nested lists, an array or a tensor)."""
     if isinstance(data, Tensor):
-        warnings.warn(
-            "To copy construct from a tensor, it is recommended to use "
-            "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
-            "requires_grad_(True), rather than torch.tensor(sourceTensor).",
-            UserWarning,
-            stacklevel=2,
-        )
+        warnings.warn(_COPY_CONSTRUCT.format(call="torch.tensor"), UserWarning, stacklevel=2)
     want = _dtype.to_dtype(dtype).np if dtype is not None else None
     arr = _infer_array(data, want)
     dt = want if want is not None else arr.dtype
@@ -405,13 +407,7 @@ def new_tensor(
 ) -> Tensor:
     """`data` as a new tensor, of `self`'s dtype unless `dtype` is given."""
     if isinstance(data, Tensor):
-        warnings.warn(
-            "To copy construct from a tensor, it is recommended to use "
-            "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
-            "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
-            UserWarning,
-            stacklevel=2,
-        )
+        warnings.warn(_COPY_CONSTRUCT.format(call="tensor.new_tensor"), UserWarning, stacklevel=2)
         data = data._data
     return tensor(data, dtype=_new_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
@@ -420,24 +416,21 @@ def new_zeros(
     self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     """Zeros of `size`, of `self`'s dtype unless `dtype` is given."""
-    dt = _new_dtype(self, dtype)
-    return zeros(*size, dtype=dt, device=device, requires_grad=requires_grad)
+    return zeros(*size, dtype=_new_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
 def new_ones(
     self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     """Ones of `size`, of `self`'s dtype unless `dtype` is given."""
-    dt = _new_dtype(self, dtype)
-    return ones(*size, dtype=dt, device=device, requires_grad=requires_grad)
+    return ones(*size, dtype=_new_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
 def new_empty(
     self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     """An uninitialized tensor of `size`, of `self`'s dtype unless `dtype` is given."""
-    dt = _new_dtype(self, dtype)
-    return empty(*size, dtype=dt, device=device, requires_grad=requires_grad)
+    return empty(*size, dtype=_new_dtype(self, dtype), device=device, requires_grad=requires_grad)
 
 
 def new_full(

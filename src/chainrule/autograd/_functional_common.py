@@ -4,7 +4,7 @@ and the vector-Jacobian product every function there is built from.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._creation import zeros_like
@@ -14,16 +14,18 @@ from ._grad import grad
 __all__ = [
     "V_FOR_INPUT",
     "V_FOR_OUTPUT",
+    "call_checked",
     "constant_msg",
     "finish",
     "prepare",
+    "prepared_inputs",
     "restructure",
+    "scalar_output",
     "strict_jacobian",
-    "strict_outputs",
     "to_tuple",
     "vector",
+    "vjp_filled",
     "vjp_raw",
-    "zeros_for_missing",
 ]
 
 
@@ -61,13 +63,51 @@ def prepare(tensors: tuple[Tensor, ...], create_graph: bool, need_graph: bool) -
     return tuple(out)
 
 
-def finish(res: Any, create_graph: bool) -> Any:
-    """Detach (nested tuples of) results unless a graph was asked for."""
-    if create_graph:
-        return res
+def prepared_inputs(inputs: Any, fn_name: str, create_graph: bool) -> tuple[bool, tuple]:
+    """The checked `inputs` as fresh graph roots, and whether they were a tuple."""
+    is_tuple, ins = to_tuple(inputs, "inputs", fn_name)
+    return is_tuple, prepare(ins, create_graph, need_graph=True)
+
+
+def call_checked(
+    func: Callable[..., Any], args: Sequence[Tensor], fn_name: str, strict: bool
+) -> tuple[bool, tuple[Tensor, ...]]:
+    """`func(*args)` as a tuple of Tensors, and whether it returned a tuple.
+
+    In strict mode every output must require grad.
+    """
+    is_tuple, outs = to_tuple(func(*args), "outputs of the user-provided function", fn_name)
+    strict_outputs(outs, strict)
+    return is_tuple, outs
+
+
+def scalar_output(
+    func: Callable[..., Any], args: Sequence[Tensor], fn_name: str, strict: bool
+) -> Tensor:
+    """`func(*args)`, which must be a single one-element Tensor (what a Hessian is taken of)."""
+    is_tuple, outs = call_checked(func, args, fn_name, strict)
+    if is_tuple:
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outs[0].nelement() != 1:
+        raise RuntimeError(
+            f"The Tensor returned by the function given to {fn_name} should contain a single "
+            "element"
+        )
+    return outs[0]
+
+
+def _detached(res: Any) -> Any:
     if isinstance(res, Tensor):
         return res.detach()
-    return tuple(finish(r, create_graph) for r in res)
+    return tuple(_detached(r) for r in res)
+
+
+def finish(res: Any, create_graph: bool, is_tuple: bool | tuple[bool, bool]) -> Any:
+    """Results as the user gets them: detached unless a graph was asked for.
+
+    `is_tuple` gives them the structure of the arguments (see `restructure`).
+    """
+    return restructure(res if create_graph else _detached(res), is_tuple)
 
 
 def check_v(v: tuple[Tensor, ...], ref: tuple[Tensor, ...], ref_is_tuple: bool) -> None:
@@ -181,16 +221,24 @@ def constant_msg(kind: str, i: int) -> str:
     )
 
 
-def zeros_for_missing(
-    grads: Sequence[Tensor | None],
-    refs: Sequence[Tensor],
+def vjp_filled(
+    outputs: Sequence[Tensor],
+    inputs: Sequence[Tensor],
+    v: Sequence[Tensor | None] | None,
     strict: bool,
     create_graph: bool,
     stage: str,
+    keep_graph: bool = False,
 ) -> tuple[Tensor, ...]:
-    """Replace missing gradients by zeros shaped like `refs`, or raise in strict mode."""
+    """`vjp_raw`, with zeros for the inputs it does not reach (in strict mode, an error).
+
+    `stage` says which product this is, for strict mode's messages; with `create_graph`,
+    strict mode also rejects a gradient that does not require grad. `keep_graph` records
+    the graph without `create_graph`, for a product that is differentiated again.
+    """
+    grads = vjp_raw(outputs, inputs, v, create_graph or keep_graph)
     out = []
-    for i, (g, ref) in enumerate(zip(grads, refs, strict=True)):
+    for i, (g, ref) in enumerate(zip(grads, inputs, strict=True)):
         if g is None:
             if strict:
                 raise RuntimeError(_MISSING[stage].format(i=i))

@@ -22,12 +22,20 @@ def _as_tuple(x: Any) -> tuple[Any, ...]:
     return tuple(x)
 
 
-def _make_grads(
-    outputs: Sequence[Tensor], grads: Sequence[Any], is_grads_batched: bool = False
-) -> list[Tensor]:
+def _as_grad_tuple(grads: Any, n_outputs: int) -> tuple[Any, ...]:
+    """The user's gradients argument as a tuple: None for each output, a Tensor alone, or
+    a sequence (a number fails here, as in PyTorch)."""
+    if grads is None:
+        return (None,) * n_outputs
+    if isinstance(grads, Tensor):
+        return (grads,)
+    return tuple(grads)
+
+
+def _root_grads(outputs: Sequence[Tensor], grads: Sequence[Any]) -> list[Tensor]:
     """Check the gradients given for `outputs`; an omitted one is 1 for a scalar output."""
     out_grads = []
-    # zip stops at the shorter (as PyTorch): the caller checks the count afterwards.
+    # zip stops at the shorter (as PyTorch): the count is checked after the loop.
     for i, (out, g) in enumerate(zip(outputs, grads, strict=False)):
         if g is not None and not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
@@ -51,6 +59,8 @@ def _make_grads(
             # ones_like(out), without its argument handling: this runs on every backward.
             g = Tensor._make(np.ones(data.shape, data.dtype))
         out_grads.append(g)
+    if len(out_grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(out_grads)} gradients")
     return out_grads
 
 
@@ -63,11 +73,6 @@ def _root_edges(outputs: Sequence[Tensor]) -> list[tuple[Any, int]]:
             )
         edges.append(out._gradient_edge())
     return edges
-
-
-def _check_lengths(outputs: Sequence[Any], grads: Sequence[Any]) -> None:
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
 
 
 def backward(
@@ -92,14 +97,7 @@ def backward(
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     else:
         inputs_t = ()
-    if grad_tensors is None:
-        grads: tuple[Any, ...] = (None,) * len(outputs)
-    elif isinstance(grad_tensors, Tensor):
-        grads = (grad_tensors,)
-    else:
-        grads = tuple(grad_tensors)  # a number fails here, as in PyTorch
-    root_grads = _make_grads(outputs, grads)
-    _check_lengths(outputs, root_grads)
+    root_grads = _root_grads(outputs, _as_grad_tuple(grad_tensors, len(outputs)))
     roots = _root_edges(outputs)
     if retain_graph is None:
         retain_graph = create_graph
@@ -137,17 +135,11 @@ def grad(
         allow_unused = materialize_grads
     outs = _as_tuple(outputs)
     ins = _as_tuple(inputs)
-    if grad_outputs is None:
-        gouts: tuple[Any, ...] = (None,) * len(outs)
-    elif isinstance(grad_outputs, Tensor):
-        gouts = (grad_outputs,)
-    else:
-        gouts = tuple(grad_outputs)  # a number fails here, as in PyTorch
+    gouts = _as_grad_tuple(grad_outputs, len(outs))
     for t in ins:
         if not isinstance(t, Tensor):
             raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
-    root_grads = _make_grads(outs, gouts)
-    _check_lengths(outs, root_grads)
+    root_grads = _root_grads(outs, gouts)
     roots = _root_edges(outs)  # outputs are checked before inputs, as in PyTorch
     for t in ins:
         if not t._requires_grad:

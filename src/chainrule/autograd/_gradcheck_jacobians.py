@@ -5,6 +5,7 @@ output element, and the comparison of the two (in full, or one random projection
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from .._tensor import Tensor
 from ..random import default_generator
 from ._grad import grad
 
-__all__ = ["as_tuple", "diff_inputs", "fast_check", "float_outputs", "output_vjp", "slow_check"]
+__all__ = ["JacobianCheck", "as_tuple", "diff_inputs", "float_outputs_of", "output_vjp"]
 
 _FAST_MODE_NOTE = (
     "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
@@ -40,9 +41,19 @@ def diff_inputs(inputs: tuple[Any, ...]) -> list[Tensor]:
     return [x for x in inputs if isinstance(x, Tensor) and x._requires_grad]
 
 
-def float_outputs(outputs: tuple[Any, ...]) -> list[Tensor]:
-    """Outputs that can carry a gradient (floating-point tensors), in order."""
+def float_outputs_of(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[Tensor]:
+    """The outputs of `func(*inputs)` that can carry a gradient (floating-point tensors)."""
+    outputs = as_tuple(func(*inputs))
     return [o for o in outputs if isinstance(o, Tensor) and o._data.dtype.kind == "f"]
+
+
+def _differentiable_only(
+    outputs: list[Tensor], numerical: list[list[np.ndarray]]
+) -> tuple[list[Tensor], list[list[np.ndarray]]]:
+    """The outputs that require grad, and the numerical Jacobians of just those."""
+    keep = [o._requires_grad for o in outputs]
+    kept_outputs = [o for o, k in zip(outputs, keep, strict=True) if k]
+    return kept_outputs, [[n for n, k in zip(row, keep, strict=True) if k] for row in numerical]
 
 
 # --- numerical Jacobians ------------------------------------------------------------------
@@ -50,8 +61,7 @@ def float_outputs(outputs: tuple[Any, ...]) -> list[Tensor]:
 
 def _evaluate(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[np.ndarray]:
     """The float outputs of `func` as float64 copies (an output may alias an input)."""
-    outputs = float_outputs(as_tuple(func(*inputs)))
-    return [np.array(o._data, dtype=np.float64) for o in outputs]
+    return [np.array(o._data, dtype=np.float64) for o in float_outputs_of(func, inputs)]
 
 
 def _numerical_jacobians(
@@ -120,6 +130,26 @@ def _check_grad_attributes(grads: list[np.ndarray | None], diff: list[Tensor]) -
     return None
 
 
+def _checked_vjp(
+    out: Tensor, diff: list[Tensor], u: np.ndarray, nondet_tol: float, check_grad_dtypes: bool
+) -> tuple[list[np.ndarray], bool, str | None]:
+    """u^T J for one output, run twice: flat per input, whether the two runs agree within
+    `nondet_tol` (reentrancy), and what is wrong with the gradients' dtype or shape, if asked.
+    """
+    first = output_vjp(out, diff, u)
+    again = output_vjp(out, diff, u)
+    if check_grad_dtypes:
+        problem = _check_grad_attributes(first, diff)
+        if problem is not None:
+            return [], True, problem
+    flat = [_flat(g, x) for g, x in zip(first, diff, strict=True)]
+    reentrant = not any(
+        np.max(np.abs(a - _flat(g2, x)), initial=0.0) > nondet_tol
+        for a, g2, x in zip(flat, again, diff, strict=True)
+    )
+    return flat, reentrant, None
+
+
 def _analytical_jacobians(
     outputs: list[Tensor], diff: list[Tensor], nondet_tol: float, check_grad_dtypes: bool
 ) -> tuple[list[list[np.ndarray]], str | None, bool]:
@@ -130,17 +160,12 @@ def _analytical_jacobians(
         for m in range(out._data.size):
             unit = np.zeros(out._data.shape)
             unit.reshape(-1)[m] = 1.0
-            first = output_vjp(out, diff, unit)
-            again = output_vjp(out, diff, unit)
-            if check_grad_dtypes:
-                problem = _check_grad_attributes(first, diff)
-                if problem is not None:
-                    return jacobians, problem, reentrant
-            for i, (g, g2) in enumerate(zip(first, again, strict=True)):
-                a = _flat(g, diff[i])
-                if np.max(np.abs(a - _flat(g2, diff[i])), initial=0.0) > nondet_tol:
-                    reentrant = False
-                jacobians[i][j][:, m] = a
+            vjps, agreed, problem = _checked_vjp(out, diff, unit, nondet_tol, check_grad_dtypes)
+            if problem is not None:
+                return jacobians, problem, reentrant
+            reentrant = reentrant and agreed
+            for i, vjp in enumerate(vjps):
+                jacobians[i][j][:, m] = vjp
     return jacobians, None, reentrant
 
 
@@ -183,42 +208,6 @@ def _not_close(analytical: np.ndarray, numerical: np.ndarray, atol: float, rtol:
     return ~(np.abs(analytical - numerical) <= atol + rtol * np.abs(numerical))
 
 
-def slow_check(
-    func: Callable[..., Any],
-    inputs: tuple[Any, ...],
-    diff: list[Tensor],
-    eps: float,
-    atol: float,
-    rtol: float,
-    nondet_tol: float,
-    check_grad_dtypes: bool,
-) -> str | None:
-    """Compare full Jacobians; the failure message, or None when they match."""
-    outputs = float_outputs(as_tuple(func(*inputs)))
-    numerical = _numerical_jacobians(func, inputs, diff, eps)
-    zero_message = _check_nondifferentiable(outputs, numerical, atol)
-    if zero_message is not None:
-        return zero_message
-    diff_outputs = [o for o in outputs if o._requires_grad]
-    numerical = [
-        [n for n, o in zip(row, outputs, strict=True) if o._requires_grad] for row in numerical
-    ]
-    analytical, attr_problem, reentrant = _analytical_jacobians(
-        diff_outputs, diff, nondet_tol, check_grad_dtypes
-    )
-    if attr_problem is not None:
-        return attr_problem
-    for i, x in enumerate(diff):
-        for j, out in enumerate(diff_outputs):
-            a, n = analytical[i][j], numerical[i][j]
-            bad = _not_close(a, n, atol, rtol)
-            if bad.any():
-                return _mismatch_message(j, i, n, a, x._data.shape, out._data.shape, bad)
-    if not reentrant:
-        return _NOT_REENTRANT.format(tol=nondet_tol)
-    return None
-
-
 def _check_nondifferentiable(
     outputs: list[Tensor], numerical: list[list[np.ndarray]], atol: float
 ) -> str | None:
@@ -230,89 +219,105 @@ def _check_nondifferentiable(
     return None
 
 
-def fast_check(
-    func: Callable[..., Any],
-    inputs: tuple[Any, ...],
-    diff: list[Tensor],
-    eps: float,
-    atol: float,
-    rtol: float,
-    nondet_tol: float,
-    check_grad_dtypes: bool,
-) -> str | None:
-    """Compare u^T (J v) by finite differences with (u^T J) v by one VJP, per output/input."""
-    outputs = float_outputs(as_tuple(func(*inputs)))
-    vs = [_unit(default_generator._normal(x._data.shape)) for x in diff]
-    us = [_unit(default_generator._normal(o._data.shape)) for o in outputs]
-    jv = [_directional(func, inputs, x, v, eps) for x, v in zip(diff, vs, strict=True)]
-    zero_message = _check_nondifferentiable(outputs, jv, atol)
-    if zero_message is not None:
-        return zero_message
-    reentrant = True
-    jo = -1  # the output's number among the differentiable outputs
-    for j, (out, u) in enumerate(zip(outputs, us, strict=True)):
-        if not out._requires_grad:
-            continue
-        jo += 1
-        first = output_vjp(out, diff, u)
-        again = output_vjp(out, diff, u)
-        if check_grad_dtypes:
-            problem = _check_grad_attributes(first, diff)
-            if problem is not None:
-                return problem
-        for i, x in enumerate(diff):
-            a_vec, a2_vec = _flat(first[i], x), _flat(again[i], x)
-            if np.max(np.abs(a_vec - a2_vec), initial=0.0) > nondet_tol:
-                reentrant = False
-            analytical = float(a_vec @ vs[i].reshape(-1))
-            numerical = float(u.reshape(-1) @ jv[i][j])
-            # Entrywise allclose, bounded through the projection: sum |u_m| |v_k| atol.
-            tol = atol * np.abs(u).sum() * np.abs(vs[i]).sum() + rtol * abs(numerical)
-            if not abs(analytical - numerical) <= tol:
-                return _fast_mismatch_message(
-                    func, inputs, diff, eps, atol, rtol, jo, i, numerical, analytical
-                )
-    if not reentrant:
-        return _NOT_REENTRANT.format(tol=nondet_tol)
-    return None
-
-
 def _unit(a: np.ndarray) -> np.ndarray:
     norm = np.linalg.norm(a)
     return a / norm if norm > 0 else a
 
 
-def _fast_mismatch_message(
-    func: Callable[..., Any],
-    inputs: tuple[Any, ...],
-    diff: list[Tensor],
-    eps: float,
-    atol: float,
-    rtol: float,
-    j: int,
-    i: int,
-    numerical: float,
-    analytical: float,
-) -> str:
-    """The fast-mode numbers, then the full Jacobians recomputed in slow mode."""
-    outputs = float_outputs(as_tuple(func(*inputs)))
-    slow_n = _numerical_jacobians(func, inputs, [diff[i]], eps)[0]
-    slow_n = [n for n, o in zip(slow_n, outputs, strict=True) if o._requires_grad]
-    diff_outputs = [o for o in outputs if o._requires_grad]
-    slow_a, _, _ = _analytical_jacobians([diff_outputs[j]], [diff[i]], np.inf, False)
-    n, a = slow_n[j], slow_a[0][0]
-    text = (
-        f"Jacobian mismatch for output {j} with respect to input {i},\n"
-        f"numerical:{numerical!r}\nanalytical:{analytical!r}\n{_FAST_MODE_NOTE}"
-        f"Numerical:\n {_as_tensor_text(n)}\nAnalytical:\n{_as_tensor_text(a)}\n\n"
-        f"The max per-element difference (slow mode) is: "
-        f"{float(np.max(np.abs(a - n), initial=0.0))!r}.\n"
-    )
-    bad = _not_close(a, n, atol, rtol)
-    if bad.any():
-        row, col = (int(k) for k in np.argwhere(bad)[0])
-        text += (
-            f"The first mismatching entry (slow mode) is [{row}, {col}]: numerical "
-            f"{float(n[row, col])!r}, analytical {float(a[row, col])!r}.\n"
+@dataclass(frozen=True)
+class JacobianCheck:
+    """The Jacobians of `func` at `inputs` with respect to `diff` (the inputs that require
+    grad), compared in full (`slow`) or through one random projection (`fast`).
+
+    Each comparison returns the failure message, or None when they match.
+    """
+
+    func: Callable[..., Any]
+    inputs: tuple[Any, ...]
+    diff: list[Tensor]
+    eps: float
+    atol: float
+    rtol: float
+    nondet_tol: float
+    check_grad_dtypes: bool
+
+    def slow(self) -> str | None:
+        """Compare full Jacobians."""
+        outputs = float_outputs_of(self.func, self.inputs)
+        numerical = _numerical_jacobians(self.func, self.inputs, self.diff, self.eps)
+        zero_message = _check_nondifferentiable(outputs, numerical, self.atol)
+        if zero_message is not None:
+            return zero_message
+        diff_outputs, numerical = _differentiable_only(outputs, numerical)
+        analytical, attr_problem, reentrant = _analytical_jacobians(
+            diff_outputs, self.diff, self.nondet_tol, self.check_grad_dtypes
         )
-    return text
+        if attr_problem is not None:
+            return attr_problem
+        for i, x in enumerate(self.diff):
+            for j, out in enumerate(diff_outputs):
+                a, n = analytical[i][j], numerical[i][j]
+                bad = _not_close(a, n, self.atol, self.rtol)
+                if bad.any():
+                    return _mismatch_message(j, i, n, a, x._data.shape, out._data.shape, bad)
+        if not reentrant:
+            return _NOT_REENTRANT.format(tol=self.nondet_tol)
+        return None
+
+    def fast(self) -> str | None:
+        """Compare u^T (J v) by finite differences with (u^T J) v by one VJP, per output/input."""
+        outputs = float_outputs_of(self.func, self.inputs)
+        vs = [_unit(default_generator._normal(x._data.shape)) for x in self.diff]
+        us = [_unit(default_generator._normal(o._data.shape)) for o in outputs]
+        jv = [
+            _directional(self.func, self.inputs, x, v, self.eps)
+            for x, v in zip(self.diff, vs, strict=True)
+        ]
+        zero_message = _check_nondifferentiable(outputs, jv, self.atol)
+        if zero_message is not None:
+            return zero_message
+        reentrant = True
+        jo = -1  # the output's number among the differentiable outputs
+        for j, (out, u) in enumerate(zip(outputs, us, strict=True)):
+            if not out._requires_grad:
+                continue
+            jo += 1
+            vjps, agreed, problem = _checked_vjp(
+                out, self.diff, u, self.nondet_tol, self.check_grad_dtypes
+            )
+            if problem is not None:
+                return problem
+            reentrant = reentrant and agreed
+            for i in range(len(self.diff)):
+                analytical = float(vjps[i] @ vs[i].reshape(-1))
+                numerical = float(u.reshape(-1) @ jv[i][j])
+                # Entrywise allclose, bounded through the projection: sum |u_m| |v_k| atol.
+                tol = self.atol * np.abs(u).sum() * np.abs(vs[i]).sum() + self.rtol * abs(numerical)
+                if not abs(analytical - numerical) <= tol:
+                    return self._fast_mismatch_message(jo, i, numerical, analytical)
+        if not reentrant:
+            return _NOT_REENTRANT.format(tol=self.nondet_tol)
+        return None
+
+    def _fast_mismatch_message(self, j: int, i: int, numerical: float, analytical: float) -> str:
+        """The fast-mode numbers, then the full Jacobians recomputed in slow mode."""
+        outputs = float_outputs_of(self.func, self.inputs)
+        slow_n = _numerical_jacobians(self.func, self.inputs, [self.diff[i]], self.eps)
+        diff_outputs, slow_n = _differentiable_only(outputs, slow_n)
+        slow_a, _, _ = _analytical_jacobians([diff_outputs[j]], [self.diff[i]], np.inf, False)
+        n, a = slow_n[0][j], slow_a[0][0]
+        text = (
+            f"Jacobian mismatch for output {j} with respect to input {i},\n"
+            f"numerical:{numerical!r}\nanalytical:{analytical!r}\n{_FAST_MODE_NOTE}"
+            f"Numerical:\n {_as_tensor_text(n)}\nAnalytical:\n{_as_tensor_text(a)}\n\n"
+            f"The max per-element difference (slow mode) is: "
+            f"{float(np.max(np.abs(a - n), initial=0.0))!r}.\n"
+        )
+        bad = _not_close(a, n, self.atol, self.rtol)
+        if bad.any():
+            row, col = (int(k) for k in np.argwhere(bad)[0])
+            text += (
+                f"The first mismatching entry (slow mode) is [{row}, {col}]: numerical "
+                f"{float(n[row, col])!r}, analytical {float(a[row, col])!r}.\n"
+            )
+        return text

@@ -12,12 +12,13 @@ from .._ops.shape.views import stack
 from .._tensor import Tensor
 from . import forward_ad
 from ._functional_common import (
+    call_checked,
     constant_msg,
     finish,
-    prepare,
+    prepared_inputs,
     restructure,
+    scalar_output,
     strict_jacobian,
-    strict_outputs,
     to_tuple,
     vjp_raw,
 )
@@ -28,13 +29,32 @@ __all__ = ["hessian", "jacobian"]
 _STRATEGIES = ("forward-mode", "reverse-mode")
 
 
+def _blocks(
+    out: Tensor, ins: tuple[Tensor, ...], pieces: list[list[Tensor]], dim: int
+) -> tuple[Tensor, ...]:
+    """The Jacobian blocks of `out`, one per input, from `pieces[j]`: its rows (`dim=0`, one
+    per element of `out`) or columns (`dim=-1`, one per element of input j).
+
+    A block with no pieces is zeros, of the dtype its pieces would have had: the input's
+    for rows (gradients), the output's for columns (tangents).
+    """
+    blocks = []
+    for inp, parts in zip(ins, pieces, strict=True):
+        shape = out.shape + inp.shape
+        if parts:
+            blocks.append(stack(parts, dim=dim).reshape(shape))
+        else:
+            blocks.append(zeros(shape, dtype=(inp if dim == 0 else out).dtype))
+    return tuple(blocks)
+
+
 def _jacobian_reverse(
     outs: tuple[Tensor, ...], ins: tuple[Tensor, ...], strict: bool, create_graph: bool
 ) -> tuple[tuple[Tensor, ...], ...]:
     """Row by row: one vector-Jacobian product per output element."""
     jac = []
     for i, out in enumerate(outs):
-        rows: list[list[Tensor | None]] = [[] for _ in ins]
+        rows: list[list[Tensor]] = [[] for _ in ins]
         flat = out.reshape(-1)
         for k in range(out.nelement()):
             res = vjp_raw((flat[k],), ins, None, create_graph)
@@ -45,18 +65,12 @@ def _jacobian_reverse(
                             f"Output {i} of the user-provided function is independent of "
                             f"input {j}. This is not allowed in strict mode."
                         )
+                    g = zeros_like(ins[j])
                 elif strict and create_graph and not g.requires_grad:
                     # Reported with the output's index, as PyTorch does.
                     raise RuntimeError(constant_msg("jacobian", i))
                 rows[j].append(g)
-        blocks = []
-        for j, inp in enumerate(ins):
-            filled = [zeros_like(inp) if g is None else g for g in rows[j]]
-            if filled:
-                blocks.append(stack(filled).reshape(out.shape + inp.shape))
-            else:
-                blocks.append(zeros(out.shape + inp.shape, dtype=inp.dtype))
-        jac.append(tuple(blocks))
+        jac.append(_blocks(out, ins, rows, dim=0))
     return tuple(jac)
 
 
@@ -67,7 +81,6 @@ def _jacobian_forward(
 
     Returns whether `func` returns a tuple, and the Jacobian blocks.
     """
-    what = "outputs of the user-provided function"
     cols: list[list[list[Tensor]]] | None = None
     outs: tuple[Tensor, ...] = ()
     out_tuple = False
@@ -80,27 +93,16 @@ def _jacobian_forward(
                     forward_ad.make_dual(t, tangent.reshape(inp.shape)) if i == j else t
                     for i, t in enumerate(ins)
                 ]
-                out_tuple, outs = to_tuple(func(*duals), what, "jacobian")
+                out_tuple, outs = call_checked(func, duals, "jacobian", strict=False)
                 tangents = [forward_ad.unpack_dual(o).tangent for o in outs]
             if cols is None:
                 cols = [[[] for _ in ins] for _ in outs]
             for i, (out, tan) in enumerate(zip(outs, tangents, strict=True)):
                 cols[i][j].append(zeros_like(out) if tan is None else tan)
     if cols is None:  # no input elements at all: evaluate once for the output shapes
-        out_tuple, outs = to_tuple(func(*ins), what, "jacobian")
+        out_tuple, outs = call_checked(func, ins, "jacobian", strict=False)
         cols = [[[] for _ in ins] for _ in outs]
-    jac = []
-    for i, out in enumerate(outs):
-        blocks = []
-        for j, inp in enumerate(ins):
-            if cols[i][j]:
-                # Columns stack on the last axis: (out..., n) -> out.shape + inp.shape.
-                block = stack(cols[i][j], dim=-1).reshape(out.shape + inp.shape)
-            else:
-                block = zeros(out.shape + inp.shape, dtype=out.dtype)
-            blocks.append(block)
-        jac.append(tuple(blocks))
-    return out_tuple, tuple(jac)
+    return out_tuple, tuple(_blocks(out, ins, cols[i], dim=-1) for i, out in enumerate(outs))
 
 
 def jacobian(
@@ -145,22 +147,19 @@ def jacobian(
                 "only implemented for `vectorize=True`."
             )
     with enable_grad():
-        in_tuple, ins = to_tuple(inputs, "inputs", "jacobian")
         if forward:
+            in_tuple, ins = to_tuple(inputs, "inputs", "jacobian")
             out_tuple, jac = _jacobian_forward(func, ins)
         else:
-            ins = prepare(ins, create_graph, need_graph=True)
-            out_tuple, outs = to_tuple(
-                func(*ins), "outputs of the user-provided function", "jacobian"
-            )
-            strict_outputs(outs, strict)
+            in_tuple, ins = prepared_inputs(inputs, "jacobian", create_graph)
+            out_tuple, outs = call_checked(func, ins, "jacobian", strict)
             if vectorize and strict:
                 raise RuntimeError(
                     "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
                     "not supported together. Please either set `strict=False` or `vectorize=False`."
                 )
             jac = _jacobian_reverse(outs, ins, strict, create_graph)
-    res = restructure(finish(jac, create_graph), (out_tuple, in_tuple))
+    res = finish(jac, create_graph, (out_tuple, in_tuple))
     if forward and in_tuple:
         # As PyTorch: forward mode gives lists (not tuples) for several inputs.
         res = [list(r) for r in res] if out_tuple else list(res)
@@ -186,17 +185,7 @@ def hessian(
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def scalar_func(*args: Tensor) -> Tensor:
-        out = func(*args)
-        out_tuple, outs = to_tuple(out, "outputs of the user-provided function", "hessian")
-        strict_outputs(outs, strict)
-        if out_tuple:
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out.nelement() != 1:
-            raise RuntimeError(
-                "The Tensor returned by the function given to hessian should contain a single "
-                "element"
-            )
-        return out.squeeze()
+        return scalar_output(func, args, "hessian", strict).squeeze()
 
     def gradient(*args: Tensor) -> tuple[Tensor, ...]:
         if outer_jacobian_strategy == "forward-mode":

@@ -24,15 +24,13 @@ from .._tensor import Tensor
 from ._functional_common import (
     V_FOR_INPUT,
     V_FOR_OUTPUT,
+    call_checked,
     finish,
-    prepare,
-    restructure,
+    prepared_inputs,
+    scalar_output,
     strict_jacobian,
-    strict_outputs,
-    to_tuple,
     vector,
-    vjp_raw,
-    zeros_for_missing,
+    vjp_filled,
 )
 from ._jacobian import hessian, jacobian
 from .grad_mode import enable_grad
@@ -52,26 +50,29 @@ def vjp(
     `v` may be omitted only when `func` returns a single one-element Tensor.
     """
     with enable_grad():
-        in_tuple, ins = to_tuple(inputs, "inputs", "vjp")
-        ins = prepare(ins, create_graph, need_graph=True)
-        out_tuple, outs = to_tuple(func(*ins), "outputs of the user-provided function", "vjp")
-        strict_outputs(outs, strict)
+        in_tuple, ins = prepared_inputs(inputs, "vjp", create_graph)
+        out_tuple, outs = call_checked(func, ins, "vjp", strict)
         vs = vector(v, outs, out_tuple, create_graph, "vjp", V_FOR_OUTPUT)
-        res = vjp_raw(outs, ins, vs, create_graph)
-        grads = zeros_for_missing(res, ins, strict, create_graph, "back")
-    return (
-        restructure(finish(outs, create_graph), out_tuple),
-        restructure(finish(grads, create_graph), in_tuple),
-    )
+        grads = vjp_filled(outs, ins, vs, strict, create_graph, "back")
+    return finish(outs, create_graph, out_tuple), finish(grads, create_graph, in_tuple)
 
 
-def _linearize(
-    outs: tuple[Tensor, ...], ins: tuple[Tensor, ...], strict: bool, create_graph: bool
-) -> tuple[tuple[Tensor, ...], tuple[Tensor, ...]]:
-    """Dummy vectors `u` and ``J^T u`` (differentiable in `u`), for the double-vjp trick."""
+def _jvp_by_double_vjp(
+    outs: tuple[Tensor, ...],
+    ins: tuple[Tensor, ...],
+    vs: tuple[Tensor, ...] | None,
+    strict: bool,
+    create_graph: bool,
+    stages: tuple[str, str],
+) -> tuple[Tensor, ...]:
+    """``J v`` for the Jacobian J of `outs` at `ins`: the derivative, with respect to a dummy
+    `u`, of the vector-Jacobian product ``J^T u`` (linear in `u`).
+
+    `stages` name the two products (``J^T u``, then its vjp with `v`) in strict mode's errors.
+    """
     us = tuple(zeros_like(o, requires_grad=True) for o in outs)
-    res = vjp_raw(outs, ins, us, create_graph=True)
-    return us, zeros_for_missing(res, ins, strict, create_graph, "back")
+    jtu = vjp_filled(outs, ins, us, strict, create_graph, stages[0], keep_graph=True)
+    return vjp_filled(jtu, us, vs, strict, create_graph, stages[1])
 
 
 def jvp(
@@ -87,18 +88,11 @@ def jvp(
     derivative, with respect to `u`, of the (linear in `u`) vector-Jacobian product ``J^T u``.
     """
     with enable_grad():
-        in_tuple, ins = to_tuple(inputs, "inputs", "jvp")
-        ins = prepare(ins, create_graph, need_graph=True)
+        in_tuple, ins = prepared_inputs(inputs, "jvp", create_graph)
         vs = vector(v, ins, in_tuple, create_graph, "jvp", V_FOR_INPUT)
-        out_tuple, outs = to_tuple(func(*ins), "outputs of the user-provided function", "jvp")
-        strict_outputs(outs, strict)
-        us, jtu = _linearize(outs, ins, strict, create_graph)
-        res = vjp_raw(jtu, us, vs, create_graph)
-        jv = zeros_for_missing(res, outs, strict, create_graph, "back_trick")
-    return (
-        restructure(finish(outs, create_graph), out_tuple),
-        restructure(finish(jv, create_graph), out_tuple),
-    )
+        out_tuple, outs = call_checked(func, ins, "jvp", strict)
+        jv = _jvp_by_double_vjp(outs, ins, vs, strict, create_graph, ("back", "back_trick"))
+    return finish(outs, create_graph, out_tuple), finish(jv, create_graph, out_tuple)
 
 
 def _hessian_setup(
@@ -110,22 +104,13 @@ def _hessian_setup(
     strict: bool,
 ) -> tuple[bool, tuple[Tensor, ...], Tensor, tuple[Tensor, ...] | None, tuple[Tensor, ...]]:
     """Common part of `vhp` and `hvp`: checked inputs, output, `v` and the gradient."""
-    in_tuple, ins = to_tuple(inputs, "inputs", fn_name)
-    ins = prepare(ins, create_graph, need_graph=True)
+    in_tuple, ins = prepared_inputs(inputs, fn_name, create_graph)
     vs = vector(v, ins, in_tuple, create_graph, fn_name, V_FOR_INPUT)
-    out_tuple, outs = to_tuple(func(*ins), "outputs of the user-provided function", fn_name)
-    strict_outputs(outs, strict)
-    if out_tuple:
-        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
-    if outs[0].nelement() != 1:
-        raise RuntimeError(
-            f"The Tensor returned by the function given to {fn_name} should contain a single "
-            "element"
-        )
-    res = vjp_raw(outs, ins, None, create_graph=True)
-    jac = zeros_for_missing(res, ins, strict, False, "back")
+    out = scalar_output(func, ins, fn_name, strict)
+    # A gradient that does not require grad is reported by strict_jacobian, in its words.
+    jac = vjp_filled((out,), ins, None, strict, False, "back", keep_graph=True)
     strict_jacobian(jac, strict)
-    return in_tuple, ins, outs[0], vs, jac
+    return in_tuple, ins, out, vs, jac
 
 
 def vhp(
@@ -138,9 +123,8 @@ def vhp(
     """``(func(*inputs), v^T H)`` for a scalar `func`: a vector-Jacobian product of its gradient."""
     with enable_grad():
         in_tuple, ins, out, vs, jac = _hessian_setup("vhp", func, inputs, v, create_graph, strict)
-        res = vjp_raw(jac, ins, vs, create_graph)
-        prod = zeros_for_missing(res, ins, strict, create_graph, "double_back")
-    return finish(out, create_graph), restructure(finish(prod, create_graph), in_tuple)
+        prod = vjp_filled(jac, ins, vs, strict, create_graph, "double_back")
+    return finish((out,), create_graph, False), finish(prod, create_graph, in_tuple)
 
 
 def hvp(
@@ -157,9 +141,6 @@ def hvp(
     """
     with enable_grad():
         in_tuple, ins, out, vs, jac = _hessian_setup("hvp", func, inputs, v, create_graph, strict)
-        us = tuple(zeros_like(t, requires_grad=True) for t in ins)
-        res = vjp_raw(jac, ins, us, create_graph=True)
-        htu = zeros_for_missing(res, ins, strict, create_graph, "double_back_trick")
-        res = vjp_raw(htu, us, vs, create_graph)
-        prod = zeros_for_missing(res, ins, strict, create_graph, "double_back")
-    return finish(out, create_graph), restructure(finish(prod, create_graph), in_tuple)
+        stages = ("double_back_trick", "double_back")
+        prod = _jvp_by_double_vjp(jac, ins, vs, strict, create_graph, stages)
+    return finish((out,), create_graph, False), finish(prod, create_graph, in_tuple)

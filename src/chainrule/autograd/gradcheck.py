@@ -18,14 +18,7 @@ from .._autograd import grad_mode
 from .._tensor import Tensor
 from ..random import default_generator
 from ._grad import grad
-from ._gradcheck_jacobians import (
-    as_tuple,
-    diff_inputs,
-    fast_check,
-    float_outputs,
-    output_vjp,
-    slow_check,
-)
+from ._gradcheck_jacobians import JacobianCheck, as_tuple, diff_inputs, float_outputs_of, output_vjp
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -83,7 +76,7 @@ def _check_inputs(inputs: tuple[Any, ...]) -> list[Tensor]:
 def _check_zero_grad_output(func: Callable[..., Any], inputs: tuple[Any, ...]) -> str | None:
     """A backward must be linear in grad_output: zeros in, zeros out."""
     diff = diff_inputs(inputs)
-    for out in float_outputs(as_tuple(func(*inputs))):
+    for out in float_outputs_of(func, inputs):
         if not out._requires_grad:
             continue
         for g in output_vjp(out, diff, np.zeros(out._data.shape)):
@@ -94,7 +87,7 @@ def _check_zero_grad_output(func: Callable[..., Any], inputs: tuple[Any, ...]) -
 
 def _check_undefined_grad(func: Callable[..., Any], inputs: tuple[Any, ...]) -> str | None:
     """Each output's node, given no gradient at all, must give none (or zeros) back."""
-    for out in float_outputs(as_tuple(func(*inputs))):
+    for out in float_outputs_of(func, inputs):
         node = out._grad_fn
         if node is None:
             continue
@@ -144,48 +137,29 @@ def gradcheck(
             "Expected at least one of check_forward_ad or check_backward_ad to be True"
         )
     tupled = as_tuple(inputs)
-    diff = _check_inputs(tupled)
-    return _run_checks(
-        func,
-        tupled,
-        diff,
-        eps,
-        atol,
-        rtol,
-        raise_exception,
-        nondet_tol,
-        check_undefined_grad,
-        check_grad_dtypes,
-        check_batched_grad,
-        fast_mode,
+    check = JacobianCheck(
+        func, tupled, _check_inputs(tupled), eps, atol, rtol, nondet_tol, check_grad_dtypes
     )
+    return _run_checks(check, fast_mode, check_undefined_grad, check_batched_grad, raise_exception)
 
 
 def _run_checks(
-    func: Callable[..., Any],
-    tupled: tuple[Any, ...],
-    diff: list[Tensor],
-    eps: float,
-    atol: float,
-    rtol: float,
-    raise_exception: bool,
-    nondet_tol: float,
-    check_undefined_grad: bool,
-    check_grad_dtypes: bool,
-    check_batched_grad: bool,
+    check: JacobianCheck,
     fast_mode: bool,
+    check_undefined_grad: bool,
+    check_batched_grad: bool,
+    raise_exception: bool,
 ) -> bool:
     if check_batched_grad:
         raise NotImplementedError(
             "check_batched_grad=True needs batched gradients (vmap), which chainrule does not "
             "implement; call gradcheck with check_batched_grad=False"
         )
-    check = fast_check if fast_mode else slow_check
-    message = check(func, tupled, diff, eps, atol, rtol, nondet_tol, check_grad_dtypes)
+    message = check.fast() if fast_mode else check.slow()
     if message is None:
-        message = _check_zero_grad_output(func, tupled)
+        message = _check_zero_grad_output(check.func, check.inputs)
     if message is None and check_undefined_grad:
-        message = _check_undefined_grad(func, tupled)
+        message = _check_undefined_grad(check.func, check.inputs)
     if message is not None:
         return _fail(message, raise_exception)
     return True
@@ -217,9 +191,10 @@ def gradgradcheck(
     tupled = as_tuple(inputs)
     _check_inputs(tupled)
     if grad_outputs is None:
-        outputs = float_outputs(as_tuple(func(*tupled)))
         gos = tuple(
-            _random_grad_output(o, gen_non_contig_grad_outputs) for o in outputs if o._requires_grad
+            _random_grad_output(o, gen_non_contig_grad_outputs)
+            for o in float_outputs_of(func, tupled)
+            if o._requires_grad
         )
     else:
         gos = as_tuple(grad_outputs)
@@ -227,7 +202,7 @@ def gradgradcheck(
 
     def first_derivatives(*args: Any) -> tuple[Tensor, ...]:
         ins, gs = args[:n_inputs], args[n_inputs:]
-        outputs = [o for o in float_outputs(as_tuple(func(*ins))) if o._requires_grad]
+        outputs = [o for o in float_outputs_of(func, ins) if o._requires_grad]
         if not outputs:
             return ()
         grads = grad(outputs, diff_inputs(ins), gs, create_graph=True, allow_unused=True)
@@ -235,20 +210,10 @@ def gradgradcheck(
 
     # The inputs were checked (and warned about) above; grad_outputs need not require grad.
     args = tupled + gos
-    return _run_checks(
-        first_derivatives,
-        args,
-        diff_inputs(args),
-        eps,
-        atol,
-        rtol,
-        raise_exception,
-        nondet_tol,
-        check_undefined_grad,
-        check_grad_dtypes,
-        check_batched_grad,
-        fast_mode,
+    check = JacobianCheck(
+        first_derivatives, args, diff_inputs(args), eps, atol, rtol, nondet_tol, check_grad_dtypes
     )
+    return _run_checks(check, fast_mode, check_undefined_grad, check_batched_grad, raise_exception)
 
 
 def _random_grad_output(out: Tensor, non_contiguous: bool) -> Tensor:

@@ -257,36 +257,13 @@ class _Walk:
             acc = t._accumulator() if t._accumulator is not None else None
             return self._leaf_node(gid, t, acc, depth)
         name = self.table.of_tensor(t)
-        return GraphNode(
-            gid,
-            "tensor",
-            name or "tensor",
-            name or "output",
-            name,
-            depth=depth,
-            shape=tuple(t._data.shape),
-            dtype=dtype_name(t._data.dtype),
-            tensor=t,
-            value=t._data,
-            grad=_array(t._grad),
-        )
+        box = GraphNode(gid, "tensor", name or "tensor", name or "output", name, depth=depth)
+        return _showing(box, t)
 
     def _leaf_node(self, gid: int, t: Tensor, acc: Any, depth: int) -> GraphNode:
         name = self.table.of_tensor(t)
-        return GraphNode(
-            gid,
-            "leaf",
-            "AccumulateGrad",
-            name or "leaf",
-            name,
-            depth=depth,
-            shape=tuple(t._data.shape),
-            dtype=dtype_name(t._data.dtype),
-            node=acc,
-            tensor=t,
-            value=t._data,
-            grad=_array(t._grad),
-        )
+        box = GraphNode(gid, "leaf", "AccumulateGrad", name or "leaf", name, depth=depth, node=acc)
+        return _showing(box, t)
 
     def _op_node(self, gid: int, node: Node, depth: int, meta: Any) -> GraphNode:
         name = node.name().rsplit("::", 1)[-1]
@@ -302,23 +279,18 @@ class _Walk:
                 shape, dtype = tuple(output._data.shape), dtype_name(output._data.dtype)
             value = output._data if value is None else value
             grad = _array(output._grad) if grad is None else grad
-        saved, freed = _saved_infos(node, shape, dtype)
         var_name = self.table.of_output(node, 0)
-        return GraphNode(
-            gid,
-            "op",
-            name,
-            name,
-            var_name,
-            depth=depth,
-            shape=shape,
-            dtype=dtype,
-            saved=saved,
-            freed=freed,
-            node=node,
-            value=value,
-            grad=grad,
-        )
+        box = GraphNode(gid, "op", name, name, var_name, depth=depth, node=node)
+        box.shape, box.dtype, box.value, box.grad = shape, dtype, value, grad
+        box.saved, box.freed = _saved_infos(node, shape, dtype)
+        return box
+
+
+def _showing(box: GraphNode, t: Tensor) -> GraphNode:
+    """`box` (a leaf's or a drawn tensor's) with the type, value and gradient of `t`."""
+    box.shape, box.dtype = tuple(t._data.shape), dtype_name(t._data.dtype)
+    box.tensor, box.value, box.grad = t, t._data, _array(t._grad)
+    return box
 
 
 def _inputs(obj: Any) -> list[tuple[Any, int, Any]]:

@@ -633,7 +633,7 @@ def shown_values(node: Any, rec: Any, name: str) -> list[tuple[Derivative, np.nd
         product = _unreduced(g, getattr(node, "_params", {}), gi.ndim) * value
         product = np.broadcast_to(product, np.broadcast_shapes(product.shape, gi.shape))
         np.testing.assert_allclose(
-            _sum_to(product, gi.shape), gi, rtol=1e-5, atol=1e-9, err_msg=f"{name}: {d.formula}"
+            _sum_to(product, gi.shape), gi, rtol=1e-6, atol=1e-9, err_msg=f"{name}: {d.formula}"
         )
     return shown
 

@@ -137,6 +137,14 @@ OPS: tuple[Op, ...] = (
        (((4, 2),),)),
     Op("diff_prepend_append", lambda x, y: x.diff(prepend=y, append=y * 2),
        lambda x, y: np.diff(np.concatenate([y, x, y * 2], -1)), (((2, 3), (2, 1)),)),
+    # integration
+    Op("trapezoid", lambda y: lib(y).trapezoid(y), np.trapezoid, (((2, 3),), ((4,),), ((2, 1),))),
+    Op("trapezoid_dx_dim0", lambda y: lib(y).trapezoid(y, dx=0.5, dim=0),
+       lambda y: np.trapezoid(y, dx=0.5, axis=0), (((3, 2),),)),
+    Op("trapezoid_x", lambda y, x: lib(y).trapezoid(y, x), lambda y, x: np.trapezoid(y, x),
+       (((2, 3), (3,)), ((2, 3), (2, 3)), ((4,), (4,)))),
+    Op("trapezoid_x_dim", lambda y, x: lib(y).trapezoid(y, x=x, dim=1),
+       lambda y, x: np.trapezoid(y, x, axis=1), (((2, 3, 4), (1, 3, 1)), ((2, 3), (3,)))),
     # sorting and order statistics
     Op("sort", lambda x: x.sort().values, lambda x: np.sort(x, -1), (((2, 3),), ((4,),))),
     Op("sort_descending", lambda x: x.sort(0, descending=True)[0], lambda x: -np.sort(-x, 0), M23),

@@ -136,6 +136,76 @@ def test_bad_input_changes_nothing() -> None:
     assert x.grad is None and x._version == 0
 
 
+# --- trapezoid: its two signatures, PyTorch's whole messages ------------------------------
+
+
+def _trapezoid_outcome(lib: Any, fn: Callable[..., Any], y_values: Any, y_dtype: str) -> Any:
+    """fn(lib, y, x) with x = [0, 0.5, 2]: its value, dtype and grad_fn name, or its error."""
+    y = lib.tensor(np.asarray(y_values, dtype=y_dtype))
+    x = lib.tensor([0.0, 0.5, 2.0], requires_grad=True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = fn(lib, y, x)
+    except Exception as e:  # the error itself is what gets compared
+        return type(e).__name__, str(e)
+    name = type(r.grad_fn).__name__ if r.grad_fn is not None else None
+    return r.detach().numpy().tolist(), str(r.dtype).split(".")[-1], name
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda L, y, x: L.trapezoid(y, x, dx=2),
+        lambda L, y, x: L.trapezoid(y, x=x, dx=2),
+        lambda L, y, x: L.trapezoid(y, dx=2, x=x),
+        lambda L, y, x: L.trapezoid(y, None),
+        lambda L, y, x: L.trapezoid(y, 2.0),
+        lambda L, y, x: L.trapezoid(y, x, 0),
+        lambda L, y, x: L.trapezoid(y, x, x, x),
+        lambda L, y, x: L.trapezoid(y, x, dim=0.5, foo=2),
+        lambda L, y, x: L.trapezoid(y, dx=2, dim=0, foo=1),
+        lambda L, y, x: L.trapezoid(y=y, x=x, dx=2),
+        lambda L, y, x: L.trapezoid(y, dx="a"),
+        lambda L, y, x: L.trapezoid(y, dx=np.array(2.0)),
+        lambda L, y, x: L.trapezoid(y, dx=L.tensor(2.0, requires_grad=True)),
+        lambda L, y, x: L.trapezoid(y, dim=True),
+        lambda L, y, x: L.trapezoid(y, dim=2**70),
+        lambda L, y, x: L.trapezoid(y, dx=2**70),
+        lambda L, y, x: L.trapezoid(y.tolist()),
+        lambda L, y, x: L.trapezoid(dx=2),
+        lambda L, y, x: L.trapezoid(),
+        lambda L, y, x: L.trapezoid(y, dx=1j),
+        lambda L, y, x: L.trapezoid(y, dx=True),
+        lambda L, y, x: L.trapezoid(y, dim=2),
+        lambda L, y, x: L.trapezoid(y, x, dim=-3),
+        lambda L, y, x: L.trapezoid(y, x, dim=0),
+        lambda L, y, x: L.trapezoid(y, x[:2]),
+        lambda L, y, x: L.trapezoid(y, x.expand(3, 2, 3)),
+        lambda L, y, x: L.trapezoid(y, x[0]),
+        lambda L, y, x: L.trapezoid(y[0, 0]),
+        lambda L, y, x: L.trapezoid(y[0, 0], dim=5),
+        lambda L, y, x: L.trapezoid(y[0, 0], x[:1]),
+        lambda L, y, x: L.trapezoid(y[0, 0], x[:1], dim=5),
+        lambda L, y, x: L.trapezoid(y.bool()),
+        lambda L, y, x: L.trapezoid(y.bool(), x),
+        lambda L, y, x: L.trapezoid(y, x > 0),
+        lambda L, y, x: L.trapezoid(y[:, :0], x, dim=1),
+        lambda L, y, x: L.trapezoid(y[:, :0].bool(), dx=1j),
+        lambda L, y, x: L.trapezoid(y, dx=L.tensor(3), dim=L.tensor(0)),
+        lambda L, y, x: L.trapezoid(y, dx=np.float32(0.5), dim=np.int64(0)),
+        lambda L, y, x: L.trapezoid(y=y),
+        lambda L, y, x: L.trapezoid(y, x.view(1, 3)),
+        lambda L, y, x: L.trapezoid(y, dx=2.5),
+    ],
+)
+@pytest.mark.parametrize("y_dtype", ["float64", "int64", "float16"])
+def test_trapezoid_follows_torch(torch: Any, fn: Callable[..., Any], y_dtype: str) -> None:
+    values = [[1.0, -3.0, 3.0], [2.0, 0.0, 2.5]]
+    mine = _trapezoid_outcome(chainrule, fn, values, y_dtype)
+    assert mine == _trapezoid_outcome(torch, fn, values, y_dtype)
+
+
 # --- drawn shapes, dims and values against torch ------------------------------------------
 
 DIM_OPS: dict[str, Callable[[Any, Any, bool], Any]] = {

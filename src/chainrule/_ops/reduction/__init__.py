@@ -1,19 +1,21 @@
 """Reductions, scans and order statistics: many elements to fewer, along dims.
 
-sum_mean   sum, mean, nansum, nanmean, logsumexp, sum_to_size
-product    prod, norm
-logical    all, any, count_nonzero
-extrema    max, min, amax, amin, argmax, argmin, aminmax
-moments    var, std, var_mean, std_mean
-scans      cumsum, cumprod, cummax, cummin, logcumsumexp, diff
-sorting    sort, argsort, msort, topk, kthvalue, median, nanmedian
-common     selecting along a dim, restoring reduced dims, argument errors
+sum_mean     sum, mean, nansum, nanmean, logsumexp, sum_to_size
+product      prod, norm
+logical      all, any, count_nonzero
+extrema      max, min, amax, amin, argmax, argmin, aminmax
+moments      var, std, var_mean, std_mean
+scans        cumsum, cumprod, cummax, cummin, logcumsumexp, diff
+sorting      sort, argsort, msort, topk, kthvalue, median, nanmedian
+integration  trapezoid
+common       selecting along a dim, restoring reduced dims, argument errors
 """
 
 from __future__ import annotations
 
-from . import extrema, logical, moments, product, scans, sorting, sum_mean
+from . import extrema, integration, logical, moments, product, scans, sorting, sum_mean
 from .extrema import *  # noqa: F403
+from .integration import *  # noqa: F403
 from .logical import *  # noqa: F403
 from .moments import *  # noqa: F403
 from .product import *  # noqa: F403
@@ -23,6 +25,7 @@ from .sum_mean import *  # noqa: F403
 
 __all__ = [
     *extrema.__all__,
+    *integration.__all__,
     *logical.__all__,
     *moments.__all__,
     *product.__all__,

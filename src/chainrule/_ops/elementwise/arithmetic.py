@@ -69,7 +69,8 @@ _mul_scalar: Primitive = Primitive(
 
 
 def mul_scalar(input: Tensor, other: Any) -> Tensor:
-    """`input * other` for a float tensor and a Python number, recorded as MulBackward1."""
+    """`input * other` for a tensor and a Python number, recorded as MulBackward1 (an
+    integer tensor computes in the default float dtype)."""
     return _mul_scalar(input, other=other)
 
 
@@ -83,7 +84,8 @@ _div_scalar: Primitive = Primitive(  # the same for `/`: DivBackward1
 
 
 def div_scalar(input: Tensor, other: Any) -> Tensor:
-    """`input / other` for a float tensor and a Python number, recorded as DivBackward1."""
+    """`input / other` for a tensor and a Python number, recorded as DivBackward1 (an
+    integer tensor computes in the default float dtype)."""
     return _div_scalar(input, other=other)
 
 
@@ -97,7 +99,8 @@ _add_scalar: Primitive = Primitive(  # the same for `+`: AddBackward1
 
 
 def add_scalar(input: Tensor, other: Any) -> Tensor:
-    """`input + other` for a float tensor and a Python number, recorded as AddBackward1."""
+    """`input + other` for a tensor and a Python number, recorded as AddBackward1 (an
+    integer tensor computes in the default float dtype)."""
     return _add_scalar(input, other=other)
 
 

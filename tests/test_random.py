@@ -47,17 +47,18 @@ def test_public_names() -> None:
     assert callable(random.fork_rng)
 
 
-def test_seed_gives_the_stream_chainrule_always_gave() -> None:
+def test_seed_gives_pytorchs_stream() -> None:
+    # Recorded from PyTorch 2.13: manual_seed(3), then these calls in this order.
     chainrule.manual_seed(3)
-    expected = np.random.default_rng(3)
-    np.testing.assert_array_equal(chainrule.rand(4).numpy(), expected.random(4).astype(np.float32))
-    np.testing.assert_array_equal(
-        chainrule.randn(2).numpy(), expected.standard_normal(2).astype(np.float32)
-    )
-    np.testing.assert_array_equal(
-        chainrule.randint(0, 50, (3,)).numpy(), expected.integers(0, 50, 3)
-    )
-    np.testing.assert_array_equal(chainrule.randperm(5).numpy(), expected.permutation(5))
+    assert chainrule.rand(4).tolist() == [
+        0.004263520240783691,
+        0.10556936264038086,
+        0.2858424782752991,
+        0.026954829692840576,
+    ]
+    assert chainrule.randn(2).tolist() == [0.08897809684276581, -0.6137180328369141]
+    assert chainrule.randint(0, 50, (3,)).tolist() == [31, 39, 14]
+    assert chainrule.randperm(5).tolist() == [1, 2, 4, 3, 0]
 
 
 @pytest.mark.parametrize("name", list(SAMPLERS))

@@ -27,9 +27,9 @@ __all__ = [
 
 
 def _float_sampler(
-    name: str, draw: Callable[[Generator, tuple[int, ...]], np.ndarray], doc: str
+    name: str, draw: Callable[[Generator, tuple[int, ...], np.dtype], np.ndarray], doc: str
 ) -> Callable[..., Tensor]:
-    """`rand` or `randn`: float64 draws of the requested size, cast to the requested dtype."""
+    """`rand` or `randn`: draws of the requested size, made in the requested dtype."""
 
     def sample(
         *size: Any,
@@ -39,15 +39,20 @@ def _float_sampler(
         requires_grad: bool = False,
         **_: Any,
     ) -> Tensor:
-        data = draw(_generator_or_default(generator, name), _size_args(size))
-        return _finish(data.astype(_float_dtype(dtype)), requires_grad, device)
+        dt = np.dtype(_float_dtype(dtype))
+        data = draw(_generator_or_default(generator, name), _size_args(size), dt)
+        return _finish(data, requires_grad, device)
 
     sample.__name__ = sample.__qualname__ = name
     sample.__doc__ = doc
     return sample
 
 
-rand = _float_sampler("rand", Generator._uniform, "Uniform samples on [0, 1).")
+def _unit_uniform(source: Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    return source._uniform(shape, dtype=dtype)
+
+
+rand = _float_sampler("rand", _unit_uniform, "Uniform samples on [0, 1).")
 randn = _float_sampler("randn", Generator._normal, "Standard normal samples.")
 
 

@@ -1,17 +1,19 @@
 """Random numbers: `Generator`, the default generator, seeding, and saving and restoring state.
 
 Every sampler in chainrule draws through a Generator's four draw methods, so the
-stream (NumPy's PCG64 today, not PyTorch's MT19937) is decided in this module alone.
+stream (PyTorch's: MT19937 and its transforms) is decided in this module alone.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+import math
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
+from . import _cephes32
 from ._device import CPU
 from ._device import device as Device
 from ._dtype import legacy_type_name, uint8
@@ -31,26 +33,64 @@ _FRESH_SEED = 67280421310721
 # manual_seed takes any 64-bit seed, signed or not; a negative one wraps around.
 _SEED_MIN, _SEED_MAX = -(2**63), 2**64 - 1
 
-# get_state's format: little-endian uint64 words, viewed as bytes.
-_STATE_WORDS = ("seed", "state_low", "state_high", "inc_low", "inc_high", "has_uint32", "uinteger")
-_STATE_BYTES = 8 * len(_STATE_WORDS)
-_LOW_64 = 2**64 - 1
+# MT19937's state: 624 32-bit words and a position in them. PyTorch seeds it with the
+# low 32 bits of the seed, by the reference generator's own seeding recurrence.
+_MT_WORDS = 624
+_MT_MULTIPLIER = 1812433253
+_LOW_32 = 2**32 - 1
+
+# get_state's format: little-endian uint64 words, viewed as bytes: the seed, the
+# position, whether a normal value is cached and its bits, then the 624 state words.
+_HEADER_WORDS = 4
+_STATE_BYTES = 8 * (_HEADER_WORDS + _MT_WORDS)
 _BYTE_TENSOR = legacy_type_name(uint8)
+
+# randint's ranges below this take 32-bit draws; PyTorch takes 64-bit ones from here on.
+_NARROW_RANGE = 2**28
+
+# PyTorch's Box-Muller switches to filling 16 values at a time from this many elements.
+_NORMAL_FILL_MIN = 16
+
+
+def _mt19937_seeded(seed: int) -> np.random.MT19937:
+    """An MT19937 bit source in the state PyTorch's seeding gives `seed`."""
+    key = [seed & _LOW_32]
+    for j in range(1, _MT_WORDS):
+        previous = key[-1]
+        key.append((_MT_MULTIPLIER * (previous ^ (previous >> 30)) + j) & _LOW_32)
+    return _mt19937_at(np.array(key, dtype=np.uint32), _MT_WORDS)
+
+
+def _mt19937_at(key: np.ndarray, pos: int) -> np.random.MT19937:
+    """An MT19937 bit source with state words `key` and position `pos`."""
+    bits = np.random.MT19937()
+    bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+    return bits
+
+
+def _mantissa_bits(dtype: np.dtype) -> int:
+    """How many random bits PyTorch's uniform sampler keeps for `dtype` (its precision)."""
+    return int(np.finfo(dtype).nmant) + 1
 
 
 class Generator:
     """A source of random numbers with its own seed and state, independent of all others.
 
-    Samplers draw only through `_uniform`, `_normal`, `_integers` and `_permutation`
-    (NumPy arrays of float64 or int64), which are the one place the stream is defined.
+    The bits come from MT19937 as PyTorch's CPU generator draws them, and the samplers
+    transform them as PyTorch does, so a seed gives PyTorch's numbers. Samplers draw
+    only through `_uniform`, `_normal`, `_integers` and `_permutation`.
     """
 
-    __slots__ = ("_bits", "_seed")
+    __slots__ = ("_bits", "_next_normal", "_seed")
 
     def __init__(self, device: Any = "cpu") -> None:
         Device(device)  # chainrule has only the CPU: any other device raises
-        self._seed = _FRESH_SEED
-        self._bits = np.random.default_rng(_FRESH_SEED)
+        self._restart(_FRESH_SEED)
+
+    def _restart(self, seed: int) -> None:
+        self._seed = seed
+        self._bits = _mt19937_seeded(seed)
+        self._next_normal: float | None = None  # Box-Muller's second value, kept for later
 
     @property
     def device(self) -> Device:
@@ -62,8 +102,7 @@ class Generator:
             raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
         if not _SEED_MIN <= seed <= _SEED_MAX:
             raise ValueError("Overflow when unpacking long long")
-        self._seed = seed % 2**64
-        self._bits = np.random.default_rng(self._seed)
+        self._restart(seed % 2**64)
         return self
 
     def seed(self) -> int:
@@ -78,52 +117,163 @@ class Generator:
 
     def get_state(self) -> Tensor:
         """The seed and the stream's position, as a uint8 tensor that `set_state` takes back."""
-        bits = self._bits.bit_generator.state
-        words = [
-            self._seed,
-            bits["state"]["state"] & _LOW_64,
-            bits["state"]["state"] >> 64,
-            bits["state"]["inc"] & _LOW_64,
-            bits["state"]["inc"] >> 64,
-            bits["has_uint32"],
-            bits["uinteger"],
-        ]
-        return Tensor._make(np.array(words, dtype="<u8").view(np.uint8))
+        mt = self._bits.state["state"]
+        cached = self._next_normal
+        cached_bits = 0 if cached is None else int(np.float64(cached).view(np.uint64))
+        header = [self._seed, int(mt["pos"]), int(cached is not None), cached_bits]
+        words = np.concatenate([np.array(header, dtype="<u8"), mt["key"].astype("<u8")])
+        return Tensor._make(words.view(np.uint8))
 
     def set_state(self, new_state: Tensor) -> Generator:
         """Go back to a state `get_state` returned (of this generator or any other)."""
         _check_state(new_state)
-        seed, state_low, state_high, inc_low, inc_high, has_uint32, uinteger = (
-            int(w) for w in new_state._data.view("<u8")
-        )
-        bits = np.random.PCG64()
-        bits.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": state_high << 64 | state_low, "inc": inc_high << 64 | inc_low},
-            "has_uint32": has_uint32,
-            "uinteger": uinteger,
-        }
+        words = new_state._data.view("<u8")
+        seed, pos, has_cached, cached_bits = (int(w) for w in words[:_HEADER_WORDS])
         self._seed = seed
-        self._bits = np.random.Generator(bits)
+        self._bits = _mt19937_at(words[_HEADER_WORDS:].astype(np.uint32), pos)
+        cached = float(np.uint64(cached_bits).view(np.float64))
+        self._next_normal = cached if has_cached else None
         return self
+
+    # --- the raw bits -------------------------------------------------------------------
+
+    def _random32(self, count: int) -> np.ndarray:
+        """`count` 32-bit draws (as uint64)."""
+        return self._bits.random_raw(count)
+
+    def _random64(self, count: int) -> np.ndarray:
+        """`count` 64-bit draws, each two 32-bit ones with the first as the high half."""
+        pairs = self._random32(2 * count)
+        return (pairs[0::2] << np.uint64(32)) | pairs[1::2]
 
     # --- the draws every sampler makes --------------------------------------------------
 
-    def _uniform(self, shape: tuple[int, ...], low: float = 0.0, high: float = 1.0) -> np.ndarray:
-        """float64 values uniform on [low, high)."""
-        return self._bits.uniform(low, high, shape)
+    def _uniform(
+        self, shape: tuple[int, ...], low: float = 0.0, high: float = 1.0, dtype: Any = np.float64
+    ) -> np.ndarray:
+        """Values of `dtype` uniform on [low, high).
 
-    def _normal(self, shape: tuple[int, ...]) -> np.ndarray:
-        """float64 standard normal values."""
-        return self._bits.standard_normal(shape)
+        Like PyTorch, keep as many low bits of a draw as `dtype` has precision: a 64-bit
+        draw for float64, a 32-bit one for the narrower types.
+        """
+        dtype = np.dtype(dtype)
+        count = math.prod(shape)
+        draws = self._random64(count) if dtype == np.float64 else self._random32(count)
+        digits = _mantissa_bits(dtype)
+        unit = (draws & np.uint64(2**digits - 1)).astype(np.float64) * 2.0**-digits
+        unit = unit.astype(dtype)
+        values = unit * dtype.type(high - low) + dtype.type(low)
+        return values.reshape(shape)
+
+    def _normal(self, shape: tuple[int, ...], dtype: Any = np.float64) -> np.ndarray:
+        """Standard normal values of `dtype`, by PyTorch's Box-Muller."""
+        dtype = np.dtype(dtype)
+        count = math.prod(shape)
+        if count >= _NORMAL_FILL_MIN:
+            return self._normal_fill(count, dtype).reshape(shape)
+        values = [self._one_normal() for _ in range(count)]
+        return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
+
+    def _one_normal(self) -> float:
+        """One float64 normal value: the cached one if there is one, else a new pair's first."""
+        if self._next_normal is not None:
+            value, self._next_normal = self._next_normal, None
+            return value
+        u1, u2 = self._uniform((2,))
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        self._next_normal = radius * math.sin(theta)
+        return radius * math.cos(theta)
+
+    def _normal_fill(self, count: int, dtype: np.dtype) -> np.ndarray:
+        """`count` >= 16 normal values, made 16 at a time from 16 uniform ones.
+
+        When 16 does not divide `count`, the last 16 are made again from 16 new uniforms.
+        """
+        data = self._uniform((count,), dtype=dtype)
+        whole = count - count % 16
+        data[:whole] = _box_muller_blocks(data[:whole].reshape(-1, 16), dtype).ravel()
+        if count % 16:
+            fresh = self._uniform((1, 16), dtype=dtype)
+            data[count - 16 :] = _box_muller_blocks(fresh, dtype).ravel()
+        return data
 
     def _integers(self, low: int, high: int, shape: tuple[int, ...]) -> np.ndarray:
-        """int64 values uniform on [low, high)."""
-        return self._bits.integers(low, high, shape)
+        """int64 values uniform on [low, high): a draw modulo the range, as PyTorch does.
+
+        A range under 2**28 takes 32-bit draws, a wider one 64-bit draws (which keeps
+        the modulo's bias small), as PyTorch 2.13 does.
+        """
+        span = high - low
+        count = math.prod(shape)
+        draws = self._random32(count) if span < _NARROW_RANGE else self._random64(count)
+        offsets = (draws % np.uint64(span)).astype(np.int64)
+        return (offsets + np.int64(low)).reshape(shape)
 
     def _permutation(self, n: int) -> np.ndarray:
-        """0, ..., n - 1 in random order (int64)."""
-        return self._bits.permutation(n)
+        """0, ..., n - 1 in random order (int64), shuffled as PyTorch shuffles them."""
+        if n < _LOW_32 // 20:
+            return self._swap_forward(n)
+        return self._insert_backward(n)
+
+    def _swap_forward(self, n: int) -> np.ndarray:
+        """Fisher-Yates from the front: swap place i with a place in [i, n), by 32-bit draws."""
+        out = np.arange(n, dtype=np.int64)
+        if n < 2:
+            return out
+        remaining = np.arange(n, 1, -1, dtype=np.uint64)
+        picks = (self._random32(n - 1) % remaining).astype(np.int64) + np.arange(n - 1)
+        order = out.tolist()
+        for i, j in enumerate(picks.tolist()):
+            order[i], order[j] = order[j], order[i]
+        return np.array(order, dtype=np.int64)
+
+    def _insert_backward(self, n: int) -> np.ndarray:
+        """Fisher-Yates inside-out: place i takes a random earlier place's value (64-bit draws)."""
+        picks = (self._random64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
+        order = list(range(n))
+        for i, j in enumerate(picks):
+            order[i] = order[j]
+            order[j] = i
+        return np.array(order, dtype=np.int64)
+
+
+def _box_muller_blocks(uniforms: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Rows of 16 uniforms to rows of 16 normals, in `dtype` arithmetic.
+
+    The first 8 give the radius (from 1 - u, in (0, 1]) and the last 8 the angle; the
+    cosines go in the first half and the sines in the second.
+    """
+    one, minus_two = dtype.type(1), dtype.type(-2)
+    if dtype == np.float32:
+        return _box_muller_float32(uniforms)
+    angle_units = uniforms[:, 8:].astype(np.float64)
+    if dtype == np.float64:
+        # The C library's log, cos and sin, as PyTorch calls them, not NumPy's own.
+        log, cos, sin = _libm(math.log), _libm(math.cos), _libm(math.sin)
+    else:
+        log, cos, sin = np.log, np.cos, np.sin
+    radius = np.sqrt(minus_two * log(one - uniforms[:, :8]))
+    theta = (2.0 * math.pi * angle_units).astype(dtype)
+    return np.concatenate([radius * cos(theta), radius * sin(theta)], axis=1)
+
+
+def _box_muller_float32(uniforms: np.ndarray) -> np.ndarray:
+    """`_box_muller_blocks` for float32, with PyTorch's vectorised single-precision functions."""
+    radius = np.sqrt(np.float32(-2) * _cephes32.log(np.float32(1) - uniforms[:, :8]))
+    theta = np.float32(2.0 * math.pi) * uniforms[:, 8:]
+    sin, cos = _cephes32.sincos(theta)
+    return np.concatenate([radius * cos, radius * sin], axis=1)
+
+
+def _libm(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
+    """`fn` applied to each element of a float64 array."""
+
+    def apply(values: np.ndarray) -> np.ndarray:
+        flat = np.fromiter(map(fn, values.ravel().tolist()), np.float64, values.size)
+        return flat.reshape(values.shape)
+
+    return apply
 
 
 def _check_state(new_state: Any) -> None:

@@ -87,7 +87,7 @@ def _same_calls(torch: Any, seed: int, calls: list[Callable[[Any], Any]]) -> Non
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_rand_matches_torch(torch: Any, seed: int, dtype: str) -> None:
     calls = [lambda m, n=n: m.rand(n, dtype=getattr(m, dtype)) for n in SIZES]
     calls.append(lambda m: m.rand(3, 4, 5, dtype=getattr(m, dtype)))

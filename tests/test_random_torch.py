@@ -96,7 +96,7 @@ def test_rand_matches_torch(torch: Any, seed: int, dtype: str) -> None:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_randn_matches_torch(torch: Any, seed: int, dtype: str) -> None:
     calls = [lambda m, n=n: m.randn(n, dtype=getattr(m, dtype)) for n in SIZES]
     calls.append(lambda m: m.randn(1, 3, dtype=getattr(m, dtype)))
@@ -104,7 +104,7 @@ def test_randn_matches_torch(torch: Any, seed: int, dtype: str) -> None:
     _same_calls(torch, seed, calls)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_randn_large_matches_torch(torch: Any, dtype: str) -> None:
     calls = [lambda m: m.randn(300, 337, dtype=getattr(m, dtype)), lambda m: m.randn(2)]
     _same_calls(torch, 3, calls)

@@ -192,6 +192,8 @@ class Generator:
 
         When 16 does not divide `count`, the last 16 are made again from 16 new uniforms.
         """
+        if dtype == np.float16:
+            return self._normal_fill_half(count)
         data = self._uniform((count,), dtype=dtype)
         whole = count - count % 16
         data[:whole] = _box_muller_blocks(data[:whole].reshape(-1, 16), dtype).ravel()
@@ -199,6 +201,21 @@ class Generator:
             fresh = self._uniform((1, 16), dtype=dtype)
             data[count - 16 :] = _box_muller_blocks(fresh, dtype).ravel()
         return data
+
+    def _normal_fill_half(self, count: int) -> np.ndarray:
+        """`_normal_fill` for float16, which PyTorch computes in float32 and rounds.
+
+        Unlike float32's, its first pass draws uniforms only for the whole blocks of 16.
+        """
+        single = np.dtype(np.float32)
+        whole = count - count % 16
+        data = np.empty(count, dtype=single)
+        uniforms = self._uniform((whole // 16, 16), dtype=single)
+        data[:whole] = _box_muller_blocks(uniforms, single).ravel()
+        if count % 16:
+            fresh = self._uniform((1, 16), dtype=single)
+            data[count - 16 :] = _box_muller_blocks(fresh, single).ravel()
+        return data.astype(np.float16)
 
     def _integers(self, low: int, high: int, shape: tuple[int, ...]) -> np.ndarray:
         """int64 values uniform on [low, high): a draw modulo the range, as PyTorch does.

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Number, Primitive, scalar_tensor
@@ -44,10 +42,8 @@ __all__ = [
 
 
 # --- the operators --------------------------------------------------------------------
-# Each returns NotImplemented for an operand that is neither a tensor nor a number, so that
-# Python tries the other operand's reflected operator.
-
-_OPERAND = Tensor | bool | int | float | np.number | np.bool_
+# Each returns NotImplemented for an operand that is neither a tensor nor a number (see
+# binary_common.dunder), so that Python tries the other operand's reflected operator.
 
 
 def _float_op(fn: Callable[..., Tensor], prim: Primitive, **fixed: Any) -> TensorOperandPair:

@@ -27,8 +27,6 @@ from .sum_mean import _sum_dtype
 
 __all__ = ["norm", "prod"]
 
-_NO_DIM: Any = object()
-
 
 # --- prod ---------------------------------------------------------------------------------
 

@@ -20,9 +20,6 @@ __all__ = ["logsumexp", "mean", "nanmean", "nansum", "sum"]
 _NO_DIM: Any = object()
 
 
-_py_sum = sum
-
-
 def _restore(g: Tensor, n: Any) -> Tensor:
     """A reduced gradient broadcast back over the reduced dims of the input."""
     if not n.keepdim and len(n.dim) < len(n.self_sizes):

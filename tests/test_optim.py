@@ -42,7 +42,10 @@ CONFIGS: list[tuple[str, dict[str, Any]]] = [
     ("NAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
     ("RAdam", {}),
     ("RAdam", {"lr": 0.01, "betas": (0.9, 0.9), "weight_decay": 0.1}),
-    ("RAdam", {"lr": 0.01, "betas": (0.9, 0.9), "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    (
+        "RAdam",
+        {"lr": 0.01, "betas": (0.9, 0.9), "weight_decay": 0.1, "decoupled_weight_decay": True},
+    ),
 ]
 IDS = [f"{name}-{'-'.join(f'{k}={v}' for k, v in kw.items())}" for name, kw in CONFIGS]
 
@@ -189,7 +192,9 @@ def test_a_parameter_without_gradient_is_left_alone() -> None:
     assert p.tolist() == [1.0] and p not in opt.state and q in opt.state
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"])
+@pytest.mark.parametrize(
+    "name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"]
+)
 def test_training_a_tiny_model_lowers_the_loss(name: str) -> None:
     chainrule.manual_seed(0)
     x = chainrule.randn(32, 3)

@@ -40,8 +40,16 @@ ERRORS: list[tuple[Callable[[Any, Any], Any], type[Exception], str]] = [
         "optimizer can only optimize Tensors, but one of the params is float",
     ),
     (lambda O, w: O.Adam([w], lr=-1.0), ValueError, "Invalid learning rate: -1.0"),
-    (lambda O, w: O.Adam([w], betas=(1.0, 0.9)), ValueError, "Invalid beta parameter at index 0: 1.0"),
-    (lambda O, w: O.Adam([w], betas=(0.9, 1.5)), ValueError, "Invalid beta parameter at index 1: 1.5"),
+    (
+        lambda O, w: O.Adam([w], betas=(1.0, 0.9)),
+        ValueError,
+        "Invalid beta parameter at index 0: 1.0",
+    ),
+    (
+        lambda O, w: O.Adam([w], betas=(0.9, 1.5)),
+        ValueError,
+        "Invalid beta parameter at index 1: 1.5",
+    ),
     (lambda O, w: O.Adam([w], eps=-1e-3), ValueError, "Invalid epsilon value: -0.001"),
     (lambda O, w: O.AdamW([w], weight_decay=-0.1), ValueError, "Invalid weight_decay value: -0.1"),
     (
@@ -71,7 +79,9 @@ ERRORS: list[tuple[Callable[[Any, Any], Any], type[Exception], str]] = [
     ),
     (
         lambda O, w: O.Adam([w]).load_state_dict(
-            O.Adam([{"params": [w]}, {"params": [w.detach().clone().requires_grad_()]}]).state_dict()
+            O.Adam(
+                [{"params": [w]}, {"params": [w.detach().clone().requires_grad_()]}]
+            ).state_dict()
         ),
         ValueError,
         "loaded state dict has a different number of parameter groups",
@@ -145,7 +155,9 @@ def test_repr_and_group_keys_match_pytorch(torch: Any, name: str) -> None:
 
 def _stepped(lib: Any, name: str, steps: int = 3, **kw: Any) -> tuple[Any, list[Any]]:
     params = [_param(lib, [1.0, -2.0]), _param(lib, [0.5])]
-    opt = getattr(lib.optim, name)([{"params": params[:1]}, {"params": params[1:], "lr": 0.01}], **kw)
+    opt = getattr(lib.optim, name)(
+        [{"params": params[:1]}, {"params": params[1:], "lr": 0.01}], **kw
+    )
     for _ in range(steps):
         for p in params:
             p.grad = p.detach() * 0.5 + 1.0
@@ -212,7 +224,9 @@ def test_load_casts_state_to_the_parameter_dtype_but_not_step() -> None:
     assert state["exp_avg"].dtype == chainrule.float64
     assert state["step"].dtype == chainrule.float32
     # A tensor already of the right dtype is taken as it is, as in PyTorch.
-    same = chainrule.optim.Adam([{"params": [_param(chainrule)]}, {"params": [_param(chainrule, [0.0])]}])
+    same = chainrule.optim.Adam(
+        [{"params": [_param(chainrule)]}, {"params": [_param(chainrule, [0.0])]}]
+    )
     sd = opt.state_dict()
     same.load_state_dict(sd)
     assert next(iter(same.state.values()))["exp_avg"] is sd["state"][0]["exp_avg"]
@@ -319,7 +333,7 @@ def test_lbfgs_minimises_a_quadratic() -> None:
         x.data = chainrule.tensor([3.0, -1.0, 2.0], dtype=chainrule.float64)
         opt = chainrule.optim.LBFGS([x], lr=1, max_iter=50, line_search_fn=line_search)
 
-        def closure() -> Any:
+        def closure(opt: Any = opt) -> Any:
             opt.zero_grad()
             loss = (scale * (x - 1) ** 2).sum()
             loss.backward()

@@ -13,6 +13,7 @@ from . import (
     autograd,
     linalg,
     nn,
+    optim,
     random,
     special,
     utils,

@@ -1,8 +1,7 @@
 """Ternary ops: lerp, addcmul, addcdiv (and their in-place forms).
 
-torch computes these with fused multiply-adds; `_fma` reproduces them (a
-float64 product is exact for float32 operands, and float64 uses an error-free
-transformation), so results agree with torch's to the last bit.
+torch computes these with fused multiply-adds; `forwards.fma` reproduces them, so
+results agree with torch's to the last bit.
 """
 
 from __future__ import annotations
@@ -17,59 +16,20 @@ from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
 from ..inplace import apply_inplace
 from ..primitive import Number, Primitive, as_operands
-from ..quiet import quiet, quietly
+from ..quiet import quiet
 from .binary_common import (
     NUMBER,
     invalid_arguments,
     not_implemented_for,
     require_tensors,
 )
+from .forwards import fma
 
 __all__ = [
     "addcdiv",
     "addcmul",
     "lerp",
 ]
-
-_SPLIT = 134217729.0  # 2**27 + 1: splits a float64 into two halves of 26 bits
-
-
-def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    c = _SPLIT * a
-    high = c - (c - a)
-    return high, a - high
-
-
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """a + b as a rounded sum and its exact rounding error (Knuth's TwoSum)."""
-    total = a + b
-    back = total - a
-    return total, (a - (total - back)) + (b - back)
-
-
-@quietly
-def _fma(a: Any, b: Any, c: Any, dt: np.dtype) -> np.ndarray:
-    """a * b + c rounded once, in `dt` (what a fused multiply-add gives)."""
-    a, b, c = (np.asarray(x, np.float64) for x in (a, b, c))
-    product = a * b
-    if dt != np.float64:
-        # The product of two float32s is exact in float64. The sum is rounded to
-        # odd there (an inexact result keeps an odd last bit), so that rounding
-        # it again to dt rounds as once.
-        total, error = _two_sum(product, c)
-        even = (total.view(np.int64) & 1) == 0
-        toward = np.where(error > 0, np.inf, -np.inf)
-        total = np.where((error != 0) & even, np.nextafter(total, toward), total)
-        return np.asarray(total).astype(dt)
-    (a_hi, a_lo), (b_hi, b_lo) = _split(a), _split(b)
-    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    total, sum_error = _two_sum(product, c)
-    fused = total + (sum_error + product_error)
-    # Overflow or inf in the splitting, or a sum of zeros (-0.0 + -0.0 is -0.0): the
-    # plain result is right there.
-    plain = ~np.isfinite(fused) | ((product == 0) & (c == 0))
-    return np.asarray(np.where(plain, total, fused))
-
 
 # --- lerp ----------------------------------------------------------------------------------
 
@@ -81,7 +41,7 @@ def _lerp_forward(a: np.ndarray, b: np.ndarray, w: Any, **_: Any) -> np.ndarray:
     broadcast_shapes(a.shape, b.shape, w.shape)
     diff = np.subtract(b, a, dtype=dt)
     near_start = np.abs(w) < 0.5
-    return np.asarray(np.where(near_start, _fma(w, diff, a, dt), _fma(-diff, 1 - w, b, dt)), dt)
+    return np.asarray(np.where(near_start, fma(w, diff, a, dt), fma(-diff, 1 - w, b, dt)), dt)
 
 
 _lerp_scalar = Primitive(
@@ -170,7 +130,7 @@ def _addcmul_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, 
     broadcast_shapes(a.shape, t1.shape, t2.shape)
     if dt.kind != "f":
         return quiet(lambda: a + v * t1 * t2)  # integers wrap, as in torch
-    return _fma(v * t1, t2, a, dt)
+    return fma(v * t1, t2, a, dt)
 
 
 def _addcdiv_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, dt: Any) -> Any:

@@ -53,6 +53,8 @@ _NARROW_RANGE = 2**28
 
 # PyTorch's Box-Muller switches to filling 16 values at a time from this many elements.
 _NORMAL_FILL_MIN = 16
+# How many values the fill transforms at a time (a multiple of 16).
+_FILL_SLICE = 2**14
 
 
 def _mt19937_seeded(seed: int) -> np.random.MT19937:
@@ -165,7 +167,10 @@ class Generator:
         work: np.dtype[Any] = np.dtype(np.float64 if dtype == np.float64 else np.float32)
         draws = self._random64(count) if work == np.float64 else self._random32(count)
         digits = _mantissa_bits(work)
-        unit = ((draws & np.uint64(2**digits - 1)).astype(np.float64) * 2.0**-digits).astype(work)
+        # The kept bits are exact in `work`, and so is scaling them by a power of two.
+        unit = (draws & np.uint64(2**digits - 1)).astype(work) * work.type(2.0**-digits)
+        if low == 0.0 and high == 1.0 and dtype == work:
+            return unit.reshape(shape)  # nothing rounds, so nothing reaches `high`
         if low != 0.0 or high != 1.0:
             unit = fma(unit, np.asarray(high, work) - np.asarray(low, work), np.asarray(low, work))
         values = unit.astype(dtype, copy=False)
@@ -215,17 +220,24 @@ class Generator:
         draws uniforms only for the whole blocks of 16.
         """
         work = np.dtype(np.float64 if dtype == np.float64 else np.float32)
+
+        def normals(uniforms: np.ndarray) -> np.ndarray:
+            values = _box_muller_blocks(uniforms.reshape(-1, 16), work).ravel()
+            if mean != 0.0 or std != 1.0:
+                values = fma(values, np.asarray(std, work), np.asarray(mean, work))
+            return values.astype(dtype, copy=False)
+
+        data = np.empty(count, dtype=dtype)
         whole = count - count % 16
         drawn = whole if dtype == np.float16 else count
-        data = np.empty(count, dtype=work)
-        data[:drawn] = self._uniform((drawn,), dtype=work)
-        data[:whole] = _box_muller_blocks(data[:whole].reshape(-1, 16), work).ravel()
+        # In slices that stay in the CPU's cache: the same draws, in the same order.
+        for start in range(0, drawn, _FILL_SLICE):
+            uniforms = self._uniform((min(_FILL_SLICE, drawn - start),), dtype=work)
+            blocks = len(uniforms) - len(uniforms) % 16
+            data[start : start + blocks] = normals(uniforms[:blocks])
         if count % 16:
-            fresh = self._uniform((1, 16), dtype=work)
-            data[count - 16 :] = _box_muller_blocks(fresh, work).ravel()
-        if mean != 0.0 or std != 1.0:
-            data = fma(data, np.asarray(std, work), np.asarray(mean, work))
-        return data.astype(dtype, copy=False)
+            data[count - 16 :] = normals(self._uniform((16,), dtype=work))
+        return data
 
     def _integers(self, low: int, high: int, shape: tuple[int, ...]) -> np.ndarray:
         """int64 values uniform on [low, high): a draw modulo the range, as PyTorch does.

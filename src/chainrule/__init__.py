@@ -11,6 +11,8 @@ import builtins as _builtins
 from . import (
     _dtype,
     autograd,
+    backends,
+    cuda,
     linalg,
     nn,
     random,

@@ -16,6 +16,7 @@ from . import (
     linalg,
     nn,
     random,
+    serialization,
     special,
     utils,
 )
@@ -98,6 +99,7 @@ from .nn.functional._activation_softmax import (
 from ._size import Size
 from ._device import device
 from ._tensor import Tensor
+from .serialization import load, save
 from .random import (
     Generator,
     default_generator,

@@ -113,7 +113,9 @@ class device:
         return hash((self.type, self.index))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (device, (str(self),))
+        # A new string each time, as PyTorch's device makes: a pickle then writes it out
+        # rather than pointing back at an equal string it memoized earlier.
+        return (device, ("".join(["", str(self)]),))
 
 
 def _type_name(obj: object) -> str:

@@ -9,6 +9,7 @@ message, before it is called.
 
 from __future__ import annotations
 
+import _compat_pickle
 import pickle
 import struct
 import warnings
@@ -142,6 +143,11 @@ class WeightsUnpickler:
     def _global(self) -> None:
         module = self._readline()[:-1].decode("utf-8")
         name = self._readline()[:-1].decode("utf-8")
+        # Protocol 2 writes Python 2's names for some builtins (`__builtin__ set`).
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
         full_path = f"{module}.{name}"
         if module in _BLOCKED_MODULES:
             raise pickle.UnpicklingError(

@@ -68,6 +68,8 @@ NOT_OPS_TOP = frozenset(
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
         # questions answered with a Python value
         "is_tensor", "numel", "allclose", "equal",
+        # files
+        "save", "load",
     }
 )
 

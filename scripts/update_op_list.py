@@ -68,6 +68,8 @@ NOT_OPS_TOP = frozenset(
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
         # questions answered with a Python value
         "is_tensor", "numel", "allclose", "equal",
+        # files
+        "save", "load",
     }
 )
 
@@ -79,7 +81,7 @@ NOT_OPS_TENSOR = frozenset(
         # questions answered with a Python value, and conversions out of chainrule
         "dim", "ndimension", "nelement", "element_size", "size", "stride", "data_ptr",
         "is_complex", "is_contiguous", "is_floating_point", "item", "tolist", "numpy",
-        "type", "cpu", "is_inference",
+        "type", "cpu", "cuda", "is_inference",
         # factories
         "new_tensor", "new_zeros", "new_ones", "new_full", "new_empty",
     }

@@ -110,7 +110,8 @@ def test_a_generator_is_independent_of_the_default_one() -> None:
 
 
 def test_generator_device() -> None:
-    assert chainrule.Generator("cpu").device == "cpu"
+    assert chainrule.Generator("cpu").device == chainrule.device("cpu")
+    assert chainrule.Generator("cpu").device != "cpu"  # a device never equals a string
     assert chainrule.Generator(device=chainrule.device("cpu")).device.type == "cpu"
     with pytest.raises(RuntimeError):
         chainrule.Generator("cuda")

@@ -11,10 +11,13 @@ import builtins as _builtins
 from . import (
     _dtype,
     autograd,
+    backends,
+    cuda,
     linalg,
     nn,
     optim,
     random,
+    serialization,
     special,
     utils,
 )
@@ -98,6 +101,7 @@ from .nn.functional._activation_softmax import (
 from ._size import Size
 from ._device import device
 from ._tensor import Tensor
+from .serialization import load, save
 from .random import (
     Generator,
     default_generator,

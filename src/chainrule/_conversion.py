@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ._device import device as Device
 from ._tensor import Tensor
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "as_index",
     "as_int",
     "cpu",
+    "cuda",
     "item",
     "iterate",
     "length",
@@ -54,8 +56,19 @@ def as_array(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray:
     return self._data if dtype is None else self._data.astype(dtype)
 
 
-def cpu(self: Tensor) -> Tensor:
+def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
     return self
+
+
+def cuda(
+    self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None
+) -> Tensor:
+    """Fails as on a CPU build of PyTorch: there is no CUDA device to copy to."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if device is not None and Device(device).type != "cuda":
+        raise RuntimeError("Invalid device, must be cuda device")
+    raise AssertionError("Torch not compiled with CUDA enabled")
 
 
 def length(self: Tensor) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtype
-from ._device import device
+from ._device import require_cpu
 from ._float_math import fma
 from ._ops.quiet import quiet
 from ._tensor import Tensor
@@ -35,7 +35,7 @@ __all__ = [
 
 def _finish(data: np.ndarray, requires_grad: bool, dev: Any = None) -> Tensor:
     if dev is not None:
-        device(dev)
+        require_cpu(dev)
     if requires_grad and data.dtype.kind != "f":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return Tensor._make(data, requires_grad=bool(requires_grad))

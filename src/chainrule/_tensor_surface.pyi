@@ -342,7 +342,8 @@ class TensorSurface:
     def tolist(self) -> Any: ...  # conversion.tolist
     def numpy(self, *, force: _builtins.bool = ...) -> _numpy.ndarray[_builtins.tuple[Any, ...], _numpy.dtype[Any]]: ...  # conversion.numpy
     def __array__(self, dtype: Any = ..., copy: Any = ...) -> _numpy.ndarray[_builtins.tuple[Any, ...], _numpy.dtype[Any]]: ...  # conversion.as_array
-    def cpu(self) -> Tensor: ...  # conversion.cpu
+    def cpu(self, memory_format: Any = ...) -> Tensor: ...  # conversion.cpu
+    def cuda(self, device: Any = ..., non_blocking: _builtins.bool = ..., memory_format: Any = ...) -> Tensor: ...  # conversion.cuda
     def __len__(self) -> _builtins.int: ...  # conversion.length
     def __iter__(self) -> _typing.Iterator[Tensor]: ...  # conversion.iterate
     def __bool__(self) -> _builtins.bool: ...  # conversion.as_bool

@@ -22,6 +22,24 @@ from ._float_math import log as libm_log
 from ._float_math import sin as libm_sin
 from ._tensor import Tensor
 
+# What a CPU build of PyTorch says when asked for another device's generator.
+_NO_ACCELERATOR = "Cannot access accelerator device when none is available."
+_NO_GENERATOR = {
+    "cuda": (
+        "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into "
+        "two shared libraries: a CPU library and a CUDA library; this error has occurred "
+        "because you are trying to use some CUDA functionality, but the CUDA library has not "
+        "been loaded by the dynamic linker for some reason.  The CUDA library MUST be loaded, "
+        "EVEN IF you don't directly use any symbols from the CUDA library! One common culprit "
+        "is a lack of -Wl,--no-as-needed in your link arguments; many dynamic linkers will "
+        "delete dynamic library dependencies if you don't depend on any of their symbols.  You "
+        "can check if this has occurred by using ldd on your binary to see if there is a "
+        "dependency on *_cuda.so library."
+    ),
+    "mps": "Cannot execute getNewGenerator() without MPS backend.",
+    "meta": "META device type not an accelerator.",
+}
+
 __all__ = [
     "fork_rng",
     "get_rng_state",
@@ -89,7 +107,8 @@ class Generator:
     __slots__ = ("_bits", "_next_normal", "_seed")
 
     def __init__(self, device: Any = "cpu") -> None:
-        Device(device)  # chainrule has only the CPU: any other device raises
+        if Device(device).type != "cpu":
+            raise RuntimeError(_NO_GENERATOR.get(Device(device).type, _NO_ACCELERATOR))
         self._restart(_FRESH_SEED)
 
     def _restart(self, seed: int) -> None:

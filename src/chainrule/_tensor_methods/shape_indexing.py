@@ -99,6 +99,7 @@ class ShapeIndexingMethods:
     numpy = conversion.numpy
     __array__ = conversion.as_array
     cpu = conversion.cpu
+    cuda = conversion.cuda
     __len__ = conversion.length
     __iter__ = conversion.iterate
     __bool__ = conversion.as_bool

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ..._device import device
+from ..._device import device, require_cpu
 from ..._size import Size
 from ..._tensor import Tensor
 from ..primitive import Primitive, tangents_or_zeros, wrap_dim
@@ -309,13 +309,14 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
 
 
 def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """Cast to a dtype (`to(chainrule.float64)`, `to(other)`); devices other than cpu fail."""
+    """Cast to a dtype (`to(chainrule.float64)`, `to(other)`); devices other than cpu fail
+    as on a CPU build of PyTorch."""
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
     if "device" in kwargs:
-        device(kwargs.pop("device"))
+        require_cpu(kwargs.pop("device"))
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     for a in args:
@@ -324,7 +325,7 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         elif isinstance(a, _dtype.dtype) or a in (float, int, bool):
             dtype = a
         elif isinstance(a, str | device):
-            device(str(a))
+            require_cpu(a)
         elif a is not None and not isinstance(a, bool):
             raise TypeError(f"to() received an invalid combination of arguments: {a!r}")
     if dtype is None:

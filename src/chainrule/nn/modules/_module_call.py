@@ -205,7 +205,9 @@ class BackwardHook:
     def _pack(indices: Sequence[int], values: Sequence[Any], size: int) -> tuple[Any, ...]:
         """Gradients of the tensor arguments, spread back to all arguments (None elsewhere)."""
         out: list[Any] = [None] * size
-        for i, v in zip(indices, values, strict=True):
+        # The engine may hand over fewer values than tensors (none for the trailing
+        # outputs that are not differentiable): those have no gradient.
+        for i, v in zip(indices, values, strict=False):
             out[i] = v
         return tuple(out)
 

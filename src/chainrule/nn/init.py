@@ -91,7 +91,7 @@ def uniform_(
 ) -> Tensor:
     """Values uniform on [a, b)."""
     with no_grad():
-        return tensor.uniform_(a, b, generator=generator)  # type: ignore[attr-defined]
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(
@@ -99,7 +99,7 @@ def normal_(
 ) -> Tensor:
     """Values drawn from N(mean, std²)."""
     with no_grad():
-        return tensor.normal_(mean, std, generator=generator)  # type: ignore[attr-defined]
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(
@@ -140,12 +140,12 @@ def _redraw_outside(
 ) -> None:
     # The bounds as the tensor's dtype holds them (PyTorch compares with those).
     lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
-    result = tensor.normal_(mean, std, generator=generator)  # type: ignore[attr-defined]
+    result = tensor.normal_(mean, std, generator=generator)
     while True:
         outside = (result < lo) | (result > hi)
         if not outside.any():
             break
-        fresh = empty_like(result).normal_(mean, std, generator=generator)  # type: ignore[attr-defined]
+        fresh = empty_like(result).normal_(mean, std, generator=generator)
         result = where(outside, fresh, result)
     if result is not tensor:
         tensor.copy_(result)
@@ -162,13 +162,13 @@ def _accept_reject(
         return ((x - mean) / std).pow(2) * -0.5 - log_peak
 
     def rejected(candidates: Tensor) -> Tensor:
-        accept = empty_like(tensor).uniform_(generator=generator)  # type: ignore[attr-defined]
+        accept = empty_like(tensor).uniform_(generator=generator)
         return accept.log().gt(log_ratio(candidates))
 
-    result = tensor.uniform_(a, b, generator=generator)  # type: ignore[attr-defined]
+    result = tensor.uniform_(a, b, generator=generator)
     pending = rejected(result)
     while pending.any():
-        candidates = empty_like(tensor).uniform_(a, b, generator=generator)  # type: ignore[attr-defined]
+        candidates = empty_like(tensor).uniform_(a, b, generator=generator)
         result = where(pending, candidates, result)
         pending = where(pending, rejected(candidates), pending)
     if result is not tensor:
@@ -305,7 +305,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = N
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     with no_grad():
-        flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)  # type: ignore[attr-defined]
+        flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
         if rows < cols:
             flat = flat.t()
         q, r = linalg_qr(flat)
@@ -329,7 +329,7 @@ def sparse_(
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
     with no_grad():
-        tensor.normal_(0, std, generator=generator)  # type: ignore[attr-defined]
+        tensor.normal_(0, std, generator=generator)
         for col in range(cols):
             zero_rows = _random_factories.randperm(rows)[:num_zeros]
             tensor[zero_rows, col] = 0

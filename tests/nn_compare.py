@@ -43,6 +43,36 @@ def normalize(obj: Any, m: Any) -> Any:
     return obj
 
 
+def error(fn: Any) -> Any:
+    """(exception type, message) of calling `fn`, or None if it returns."""
+    try:
+        fn()
+    except Exception as e:
+        return (type(e).__name__, str(e))
+    return None
+
+
+def nested(m: Any) -> Any:
+    """A model with a shared submodule, a buffer, a None parameter and nesting."""
+
+    class Block(m.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = m.nn.Linear(3, 2)
+            self.register_buffer("steps", m.tensor(0))
+            self.register_buffer("cache", m.zeros(2), persistent=False)
+            self.register_parameter("unused", None)
+
+        def forward(self, x: Any) -> Any:
+            return self.fc(x)
+
+    m.manual_seed(0)
+    shared = m.nn.Linear(2, 2)
+    model = m.nn.Sequential(Block(), shared, m.nn.Sequential(shared, m.nn.Identity()))
+    model.scale = m.nn.Parameter(m.ones(1))
+    return model
+
+
 def outcome(fn: Any, m: Any) -> Any:
     """`fn(m)` made comparable, or ("raises", exception type, its message)."""
     try:

@@ -1,48 +1,26 @@
-"""nn.Module and nn.Parameter: registration, attribute routing, walking the tree, state_dict,
-load_state_dict, conversion, modes and printing.
+"""nn.Module and nn.Parameter: registration, attribute routing, walking the tree,
+conversion, modes, printing, copying, and a small model trained step for step.
 
 Each scenario runs on chainrule and on torch (when installed) and must give the same
 values, reprs and error messages; recorded expectations below run without torch.
-Hooks are in test_nn_hooks.py.
+Hooks are in test_nn_hooks.py, state_dict and loading in test_nn_state_dict.py.
 """
 
 from __future__ import annotations
 
 import copy
 import pickle
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 import pytest
 
 import chainrule
-from nn_compare import assert_same, outcome
+from nn_compare import assert_same, error, nested, outcome
 from torch_compare import registry
 
 SCENARIOS, scenario = registry()
 nn = chainrule.nn
-
-
-def nested(m: Any) -> Any:
-    """A model with a shared submodule, a buffer, a None parameter and nesting."""
-
-    class Block(m.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.fc = m.nn.Linear(3, 2)
-            self.register_buffer("steps", m.tensor(0))
-            self.register_buffer("cache", m.zeros(2), persistent=False)
-            self.register_parameter("unused", None)
-
-        def forward(self, x: Any) -> Any:
-            return self.fc(x)
-
-    m.manual_seed(0)
-    shared = m.nn.Linear(2, 2)
-    model = m.nn.Sequential(Block(), shared, m.nn.Sequential(shared, m.nn.Identity()))
-    model.scale = m.nn.Parameter(m.ones(1))
-    return model
 
 
 # --- Parameter and Buffer -----------------------------------------------------------------
@@ -115,14 +93,6 @@ def buffer(m: Any) -> Any:
 # --- registration and attribute routing ------------------------------------------------------
 
 
-def _error(fn: Any) -> Any:
-    try:
-        fn()
-    except Exception as e:
-        return (type(e).__name__, str(e))
-    return None
-
-
 @scenario
 def assignment_before_init(m: Any) -> Any:
     out = []
@@ -132,7 +102,7 @@ def assignment_before_init(m: Any) -> Any:
             def __init__(self, v: Any = value) -> None:
                 self.x = v
 
-        out.append(_error(Early))
+        out.append(error(Early))
 
     class EarlyBuffer(m.nn.Module):
         def __init__(self) -> None:
@@ -142,7 +112,7 @@ def assignment_before_init(m: Any) -> Any:
         def __init__(self) -> None:
             self.register_parameter("p", None)
 
-    return [*out, _error(EarlyBuffer), _error(EarlyParam)]
+    return [*out, error(EarlyBuffer), error(EarlyParam)]
 
 
 @scenario
@@ -178,7 +148,7 @@ def registration_errors(m: Any) -> Any:
         lambda: m.nn.Module(a=3),
         lambda: lin.train(1),
     ]
-    return [_error(c) for c in cases]
+    return [error(c) for c in cases]
 
 
 @scenario
@@ -186,14 +156,14 @@ def attribute_routing(m: Any) -> Any:
     mod = m.nn.Module()
     mod.x = 1
     mod.x = m.nn.Parameter(m.ones(1))  # moves out of __dict__
-    out = ["x" in mod.__dict__, _error(lambda: setattr(mod, "x", m.nn.Identity()))]
+    out = ["x" in mod.__dict__, error(lambda: setattr(mod, "x", m.nn.Identity()))]
     mod.x = None  # a parameter name takes None and stays a parameter
     out.append([list(mod._parameters), mod.x])
     del mod.x
     mod.x = m.nn.Identity()
     mod.x = None  # a module name takes None and stays a module
     out.append([list(mod._parameters), list(mod._modules)])
-    out.append(_error(lambda: setattr(mod, "x", m.ones(1))))
+    out.append(error(lambda: setattr(mod, "x", m.ones(1))))
     del mod.x
     mod.register_buffer("b", m.ones(1))
     mod.b = None
@@ -219,13 +189,13 @@ def walking_the_tree(m: Any) -> Any:
         model.get_submodule("2.0") is model.get_submodule("1"),
         model.get_parameter("0.fc.bias").shape,
         model.get_buffer("0.steps"),
-        _error(lambda: model.get_submodule("0.zz")),
-        _error(lambda: model.get_submodule("0.fc.weight")),
-        _error(lambda: model.get_parameter("0.steps")),
-        _error(lambda: model.get_buffer("0.fc.weight")),
-        _error(lambda: model.set_submodule("", model)),
-        _error(lambda: model.set_submodule("zz", model, strict=True)),
-        _error(lambda: model.set_submodule("scale", m.nn.Identity())),
+        error(lambda: model.get_submodule("0.zz")),
+        error(lambda: model.get_submodule("0.fc.weight")),
+        error(lambda: model.get_parameter("0.steps")),
+        error(lambda: model.get_buffer("0.fc.weight")),
+        error(lambda: model.set_submodule("", model)),
+        error(lambda: model.set_submodule("zz", model, strict=True)),
+        error(lambda: model.set_submodule("scale", m.nn.Identity())),
     ]
 
 
@@ -236,149 +206,6 @@ def set_submodule_and_apply(m: Any) -> Any:
     seen: list[str] = []
     model.apply(lambda mod: seen.append(type(mod).__name__))
     return [model, seen]
-
-
-# --- state_dict and load_state_dict ------------------------------------------------------
-
-
-@scenario
-def state_dict_contents(m: Any) -> Any:
-    model = nested(m)
-    sd = model.state_dict()
-    kept = model.state_dict(keep_vars=True)
-    prefixed = model.state_dict(prefix="model.")
-    return [
-        type(sd).__name__,
-        sd,
-        list(sd._metadata.items()),
-        [type(v).__name__ for v in kept.values()],
-        [v.requires_grad for v in kept.values()],
-        list(prefixed),
-        list(prefixed._metadata),
-    ]
-
-
-@scenario
-def state_dict_shares_memory(m: Any) -> Any:
-    lin = m.nn.Linear(2, 2)
-    sd = lin.state_dict()
-    with m.no_grad():
-        lin.weight.fill_(7.0)
-    return sd["weight"]
-
-
-@scenario
-def load_state_dict_round_trip(m: Any) -> Any:
-    src, dst = nested(m), nested(m)
-    with m.no_grad():
-        for p in src.parameters():
-            p.add_(1)
-    result = dst.load_state_dict(src.state_dict())
-    return [repr(result), dst.state_dict(), result.missing_keys]
-
-
-@scenario
-def load_state_dict_not_strict(m: Any) -> Any:
-    lin = m.nn.Linear(2, 2)
-    sd = {"weight": m.ones(2, 2), "extra": m.ones(1), "sub.x": m.ones(1)}
-    result = lin.load_state_dict(sd, strict=False)
-    return [repr(result), result.missing_keys, result.unexpected_keys, lin.weight]
-
-
-@pytest.mark.parametrize(
-    "state",
-    [
-        "missing_and_unexpected",
-        "size_mismatch",
-        "not_a_tensor",
-        "scalar_from_one_element",
-        "not_a_mapping",
-        "nested",
-    ],
-)
-def test_load_state_dict_errors_match_torch(torch: Any, state: str) -> None:
-    def run(m: Any) -> Any:
-        m.manual_seed(0)
-        lin = m.nn.Linear(5, 3)
-        cases = {
-            "missing_and_unexpected": {"weight": m.ones(3, 5), "x": m.ones(1), "x.y": m.ones(1)},
-            "size_mismatch": {"weight": m.ones(3, 4), "bias": m.ones(3)},
-            "not_a_tensor": {"weight": 3, "bias": m.ones(3)},
-            "scalar_from_one_element": None,
-            "not_a_mapping": [1],
-            "nested": None,
-        }
-        if state == "scalar_from_one_element":
-            mod = m.nn.Module()
-            mod.p = m.nn.Parameter(m.tensor(1.0))
-            return [mod.load_state_dict({"p": m.tensor([5.0])}), mod.p]
-        if state == "nested":
-            model = nested(m)
-            sd = model.state_dict()
-            sd["0.fc.weight"] = m.ones(5)
-            del sd["1.bias"]
-            return model.load_state_dict(sd)
-        return [lin.load_state_dict(cases[state]), lin.bias]
-
-    assert_same(outcome(run, chainrule), outcome(run, torch))
-
-
-@scenario
-def load_state_dict_assign(m: Any) -> Any:
-    lin = m.nn.Linear(2, 2)
-    w = m.ones(2, 2)
-    lin.load_state_dict({"weight": w, "bias": m.zeros(2)}, assign=True)
-    return [type(lin.weight).__name__, lin.weight.requires_grad, lin.weight, lin.bias]
-
-
-@scenario
-def state_dict_and_load_hooks(m: Any) -> Any:
-    calls: list[Any] = []
-    lin = m.nn.Linear(2, 2)
-    lin.register_state_dict_pre_hook(lambda mod, prefix, keep: calls.append(("pre", prefix)))
-    lin.register_state_dict_post_hook(lambda mod, sd, pre, meta: calls.append(("post", list(sd))))
-
-    def rename(mod: Any, sd: Any, prefix: str, *rest: Any) -> None:
-        if prefix + "w" in sd:
-            sd[prefix + "weight"] = sd.pop(prefix + "w")
-
-    lin.register_load_state_dict_pre_hook(rename)
-
-    def forgive(mod: Any, keys: Any) -> None:
-        calls.append(("load_post", list(keys.missing_keys)))
-        keys.missing_keys.clear()
-
-    lin.register_load_state_dict_post_hook(forgive)
-    outer = m.nn.Sequential(lin)
-    outer.state_dict()
-    result = outer.load_state_dict({"0.w": m.full((2, 2), 2.0)})
-    return [calls, repr(result), lin.weight]
-
-
-@scenario
-def extra_state_and_overrides(m: Any) -> Any:
-    class Counter(m.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.count = 0
-            self.w = m.nn.Parameter(m.zeros(1))
-
-        def get_extra_state(self) -> Any:
-            return {"count": self.count}
-
-        def set_extra_state(self, state: Any) -> None:
-            self.count = state["count"]
-
-        def _save_to_state_dict(self, destination: Any, prefix: str, keep_vars: bool) -> None:
-            super()._save_to_state_dict(destination, prefix, keep_vars)
-            destination[prefix + "note"] = m.tensor(1)
-
-    a, b = Counter(), Counter()
-    a.count = 5
-    sd = a.state_dict()
-    del sd["note"]
-    missing = _error(lambda: b.load_state_dict({"w": m.ones(1)}))
-    return [list(sd), b.load_state_dict(sd), b.count, missing]
 
 
 # --- modes, conversion and printing ---------------------------------------------------------
@@ -420,7 +247,7 @@ def conversion(m: Any) -> Any:
         lambda: model.to(device="cuda:0"),
         lambda: model.cuda(),
     ):
-        out.append(_error(bad))
+        out.append(error(bad))
     return out
 
 
@@ -520,34 +347,6 @@ def test_registration_messages_recorded() -> None:
         lin.train("yes")  # type: ignore[arg-type]
     with pytest.raises(AssertionError, match=r"^Torch not compiled with CUDA enabled$"):
         lin.cuda()
-
-
-def test_load_state_dict_messages_recorded() -> None:
-    lin = nn.Linear(5, 3)
-    before = lin.bias.detach().clone()
-    with pytest.raises(RuntimeError) as info:
-        lin.load_state_dict({"weight": chainrule.ones(3, 4), "bias": chainrule.ones(3)})
-    assert str(info.value) == (
-        "Error(s) in loading state_dict for Linear:\n\tsize mismatch for weight: copying a "
-        "param with shape torch.Size([3, 4]) from checkpoint, the shape in current model is "
-        "torch.Size([3, 5])."
-    )
-    # Nothing was copied: the bias that did match keeps its value.
-    assert chainrule.equal(lin.bias, before)
-    result = lin.load_state_dict({"weight": chainrule.ones(3, 5)}, strict=False)
-    assert repr(result) == "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])"
-    assert repr(lin.load_state_dict(lin.state_dict())) == "<All keys matched successfully>"
-    assert lin.state_dict()._metadata == OrderedDict([("", {"version": 1})])
-
-
-def test_strict_key_errors_copy_nothing() -> None:
-    model = nn.Sequential(nn.Linear(2, 2))
-    ones = chainrule.ones
-    sd = {"0.weight": chainrule.full((2, 2), 9.0), "0.bias": ones(2), "x": ones(1)}
-    before = model[0].weight.detach().clone()
-    with pytest.raises(RuntimeError, match=r'Unexpected key\(s\) in state_dict: "x". '):
-        model.load_state_dict(sd)
-    assert chainrule.equal(model[0].weight, before)
 
 
 def test_deepcopy_keeps_sharing_and_leaves_grads() -> None:

@@ -8,21 +8,22 @@ the others; any other value is an ordinary attribute. `__getattr__`, which Pytho
 calls only when normal lookup fails, then finds the name in those dicts.
 
 The rest of Module's methods live beside this file by job and are bound in the
-class body: calling and hooks (`_module_call`, `_module_hooks`), `state_dict`
-and loading (`_module_state`), dtype and device conversion (`_module_convert`).
+class body: walking the tree of submodules (`_module_tree`), calling and hooks
+(`_module_call`, `_module_hooks`), `state_dict` and loading (`_module_state`),
+dtype and device conversion (`_module_convert`).
 """
 
 from __future__ import annotations
 
 import inspect
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..._dtype import legacy_type_name
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter
-from . import _module_call, _module_convert, _module_hooks, _module_state
+from . import _module_call, _module_convert, _module_hooks, _module_state, _module_tree
 from ._module_hooks import (
     register_module_backward_hook,
     register_module_buffer_registration_hook,
@@ -362,90 +363,6 @@ class Module:
         # Sequential's children are "0", "1", ...: not attribute names.
         return sorted(key for key in keys if not key[0].isdigit())
 
-    # --- walking the tree -----------------------------------------------------------------
-
-    def _named_members(
-        self,
-        get_members_fn: Callable[[Module], Any],
-        prefix: str = "",
-        recurse: bool = True,
-        remove_duplicate: bool = True,
-    ) -> Iterator[tuple[str, Any]]:
-        """(dotted name, member) over this module (and its submodules), each member once."""
-        seen: set[Any] = set()
-        modules = (
-            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
-            if recurse
-            else [(prefix, self)]
-        )
-        for module_prefix, module in modules:
-            for key, value in get_members_fn(module):
-                if value is None or value in seen:
-                    continue
-                if remove_duplicate:
-                    seen.add(value)
-                yield module_prefix + ("." if module_prefix else "") + key, value
-
-    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
-        for _, param in self.named_parameters(recurse=recurse):
-            yield param
-
-    def named_parameters(
-        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
-    ) -> Iterator[tuple[str, Parameter]]:
-        yield from self._named_members(
-            lambda module: module._parameters.items(), prefix, recurse, remove_duplicate
-        )
-
-    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
-        for _, buf in self.named_buffers(recurse=recurse):
-            yield buf
-
-    def named_buffers(
-        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
-    ) -> Iterator[tuple[str, Tensor]]:
-        yield from self._named_members(
-            lambda module: module._buffers.items(), prefix, recurse, remove_duplicate
-        )
-
-    def children(self) -> Iterator[Module]:
-        for _, module in self.named_children():
-            yield module
-
-    def named_children(self) -> Iterator[tuple[str, Module]]:
-        seen: set[Module] = set()
-        for name, module in self._modules.items():
-            if module is not None and module not in seen:
-                seen.add(module)
-                yield name, module
-
-    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
-        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
-            yield module
-
-    def named_modules(
-        self, memo: set[Module] | None = None, prefix: str = "", remove_duplicate: bool = True
-    ) -> Iterator[tuple[str, Module]]:
-        """(dotted name, module) for this module and every submodule, depth first."""
-        if memo is None:
-            memo = set()
-        if self in memo:
-            return
-        if remove_duplicate:
-            memo.add(self)
-        yield prefix, self
-        for name, module in self._modules.items():
-            if module is not None:
-                sub_prefix = prefix + ("." if prefix else "") + name
-                yield from module.named_modules(memo, sub_prefix, remove_duplicate)
-
-    def apply(self: T, fn: Callable[[Module], None]) -> T:
-        """Call `fn` on every submodule (children first), then on this module."""
-        for module in self.children():
-            module.apply(fn)
-        fn(self)
-        return self
-
     # --- modes and gradients ------------------------------------------------------------
 
     def train(self: T, mode: bool = True) -> T:
@@ -518,6 +435,18 @@ class Module:
         self.__dict__.setdefault("_is_full_backward_hook", None)
 
     # --- the methods that live beside this file (see the module docstring) ----------------
+
+    # Walking the tree.
+    _named_members = _module_tree.named_members
+    parameters = _module_tree.parameters
+    named_parameters = _module_tree.named_parameters
+    buffers = _module_tree.buffers
+    named_buffers = _module_tree.named_buffers
+    children = _module_tree.children
+    named_children = _module_tree.named_children
+    modules = _module_tree.modules
+    named_modules = _module_tree.named_modules
+    apply = _module_tree.apply
 
     # Calling: forward pre-hooks, forward, forward hooks, backward hooks.
     _call_impl = _module_call.call_impl

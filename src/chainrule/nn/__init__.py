@@ -1,5 +1,11 @@
-"""Neural-network building blocks; `chainrule.nn.functional` holds the differentiable functions."""
+"""Neural-network building blocks: Module, Parameter, the layers, init, utils, functional.
 
-from . import functional
+`nn.modules` holds the layers, a file per family; this namespace re-exports them all.
+"""
 
-__all__ = ["functional"]
+from . import functional, init, utils
+from .modules import *  # noqa: F403
+from .modules import __all__ as _modules_all
+from .parameter import Buffer, Parameter
+
+__all__ = ["Buffer", "Parameter", "functional", "init", "utils", *_modules_all]

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from data_support import plain
 
 import chainrule
 from chainrule.utils.data import default_collate, default_convert
+from data_support import plain
 
 Point = collections.namedtuple("Point", ["x", "y"])
 

@@ -47,7 +47,7 @@ def test_tensor_dataset() -> None:
     row, label = ds[1]
     assert row.tolist() == [2.0, 3.0] and label.item() == 8
     assert [t.tolist() for t in ds[[0, 2]]] == [[[0.0, 1.0], [4.0, 5.0]], [7, 9]]
-    with pytest.raises(AssertionError, match="^Size mismatch between tensors$"):
+    with pytest.raises(AssertionError, match=r"^Size mismatch between tensors$"):
         data.TensorDataset(x, chainrule.zeros(4))
 
 
@@ -57,11 +57,11 @@ def test_concat_dataset_and_add() -> None:
     assert both.cumulative_sizes == [5, 7]
     assert [both[i] for i in range(len(both))] == [0, 1, 4, 9, 16, 16, 1]
     assert both[-1] == 1 and both[-7] == 0
-    with pytest.raises(ValueError, match="^absolute value of index should not exceed"):
+    with pytest.raises(ValueError, match=r"^absolute value of index should not exceed"):
         both[-8]
-    with pytest.raises(AssertionError, match="^datasets should not be an empty iterable$"):
+    with pytest.raises(AssertionError, match=r"^datasets should not be an empty iterable$"):
         data.ConcatDataset([])
-    with pytest.raises(AssertionError, match="^ConcatDataset does not support IterableDataset$"):
+    with pytest.raises(AssertionError, match=r"^ConcatDataset does not support IterableDataset$"):
         data.ConcatDataset([Stream(2)])
 
 
@@ -69,7 +69,7 @@ def test_chain_dataset() -> None:
     chained = Stream(2) + Stream(3)
     assert isinstance(chained, data.ChainDataset)
     assert list(chained) == [0, 1, 0, 1, 2] and len(chained) == 5
-    with pytest.raises(AssertionError, match="^ChainDataset only supports IterableDataset$"):
+    with pytest.raises(AssertionError, match=r"^ChainDataset only supports IterableDataset$"):
         list(data.ChainDataset([Squares()]))
 
 
@@ -80,9 +80,9 @@ def test_stack_dataset() -> None:
     named = data.StackDataset(sq=Squares(), i=range(5))
     assert named[3] == {"sq": 9, "i": 3}
     assert named.__getitems__([0, 4]) == [{"sq": 0, "i": 0}, {"sq": 16, "i": 4}]
-    with pytest.raises(ValueError, match="^Size mismatch between datasets$"):
+    with pytest.raises(ValueError, match=r"^Size mismatch between datasets$"):
         data.StackDataset(Squares(), range(4))
-    with pytest.raises(ValueError, match="^At least one dataset should be passed$"):
+    with pytest.raises(ValueError, match=r"^At least one dataset should be passed$"):
         data.StackDataset()
 
 
@@ -95,12 +95,12 @@ def test_subset() -> None:
         def __getitem__(self, idx: Any) -> Any:
             return 2 * super().__getitem__(idx)
 
-    with pytest.raises(NotImplementedError, match="^Doubled overrides __getitem__ but not"):
+    with pytest.raises(NotImplementedError, match=r"^Doubled overrides __getitem__ but not"):
         Doubled(Squares(), [1])
 
 
 def test_dataset_base_class() -> None:
-    with pytest.raises(NotImplementedError, match="^Subclasses of Dataset should implement"):
+    with pytest.raises(NotImplementedError, match=r"^Subclasses of Dataset should implement"):
         data.Dataset()[0]
 
 
@@ -122,15 +122,15 @@ def test_random_split_recorded() -> None:
 
 
 def test_random_split_fractions_and_errors() -> None:
-    with pytest.warns(UserWarning, match="^Length of split at index 1 is 0. This might"):
+    with pytest.warns(UserWarning, match=r"^Length of split at index 1 is 0. This might"):
         parts = data.random_split(range(3), [0.1, 0.1, 0.8])
     assert [len(p) for p in parts] == [1, 0, 2]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert [len(p) for p in data.random_split(range(10), [0.25, 0.75])] == [3, 7]
-    with pytest.raises(ValueError, match="^Sum of input lengths does not equal the length"):
+    with pytest.raises(ValueError, match=r"^Sum of input lengths does not equal the length"):
         data.random_split(range(10), [3, 6])
-    with pytest.raises(ValueError, match="^Fraction at index 1 is not between 0 and 1$"):
+    with pytest.raises(ValueError, match=r"^Fraction at index 1 is not between 0 and 1$"):
         data.random_split(range(10), [0.5, -0.5, 1.0])
 
 
@@ -248,17 +248,53 @@ def test_weighted_sampler_matches_torch(torch: Any, replacement: bool, seed: int
 
 
 SAMPLER_ERRORS: list[tuple[Callable[[Any], Any], type[Exception], str]] = [
-    (lambda d: d.RandomSampler(range(3), replacement=1), TypeError, "replacement should be a boolean value, but got replacement=1"),
-    (lambda d: d.RandomSampler(range(3), num_samples=0), ValueError, "num_samples should be a positive integer value, but got num_samples=0"),
-    (lambda d: d.RandomSampler([]), ValueError, "num_samples should be a positive integer value, but got num_samples=0"),
-    (lambda d: d.WeightedRandomSampler([1.0], True), ValueError, "num_samples should be a positive integer value, but got num_samples=True"),
-    (lambda d: d.WeightedRandomSampler([1.0], 1, replacement=0), ValueError, "replacement should be a boolean value, but got replacement=0"),
-    (lambda d: d.WeightedRandomSampler([[1.0]], 1), ValueError, "weights should be a 1d sequence but given weights have shape (1, 1)"),
-    (lambda d: d.BatchSampler(range(3), 0, False), ValueError, "batch_size should be a positive integer value, but got batch_size=0"),
-    (lambda d: d.BatchSampler(range(3), 2.0, False), ValueError, "batch_size should be a positive integer value, but got batch_size=2.0"),
-    (lambda d: d.BatchSampler(range(3), 2, 1), ValueError, "drop_last should be a boolean value, but got drop_last=1"),
+    (
+        lambda d: d.RandomSampler(range(3), replacement=1),
+        TypeError,
+        "replacement should be a boolean value, but got replacement=1",
+    ),
+    (
+        lambda d: d.RandomSampler(range(3), num_samples=0),
+        ValueError,
+        "num_samples should be a positive integer value, but got num_samples=0",
+    ),
+    (
+        lambda d: d.RandomSampler([]),
+        ValueError,
+        "num_samples should be a positive integer value, but got num_samples=0",
+    ),
+    (
+        lambda d: d.WeightedRandomSampler([1.0], True),
+        ValueError,
+        "num_samples should be a positive integer value, but got num_samples=True",
+    ),
+    (
+        lambda d: d.WeightedRandomSampler([1.0], 1, replacement=0),
+        ValueError,
+        "replacement should be a boolean value, but got replacement=0",
+    ),
+    (
+        lambda d: d.WeightedRandomSampler([[1.0]], 1),
+        ValueError,
+        "weights should be a 1d sequence but given weights have shape (1, 1)",
+    ),
+    (
+        lambda d: d.BatchSampler(range(3), 0, False),
+        ValueError,
+        "batch_size should be a positive integer value, but got batch_size=0",
+    ),
+    (
+        lambda d: d.BatchSampler(range(3), 2.0, False),
+        ValueError,
+        "batch_size should be a positive integer value, but got batch_size=2.0",
+    ),
+    (
+        lambda d: d.BatchSampler(range(3), 2, 1),
+        ValueError,
+        "drop_last should be a boolean value, but got drop_last=1",
+    ),
     (lambda d: len(d.Sampler()), TypeError, "object of type 'Sampler' has no len()"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("make", "error", "message"), SAMPLER_ERRORS)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import queue
 import warnings
 from typing import TYPE_CHECKING, Any
@@ -129,6 +130,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._result_queue = context.Queue()
         self._index_queues: list[Any] = []
         self._workers: list[Any] = []
+        self._owner_pid = os.getpid()
         self._shutdown = False
         for worker_id in range(self._num_workers):
             index_queue = context.Queue()
@@ -255,9 +257,15 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._result_queue.close()
 
     def __del__(self) -> None:
-        # At interpreter exit the workers may be gone already; nothing is left to clean up.
-        try:
-            if hasattr(self, "_workers"):
-                self._shutdown_workers()
-        except Exception:
-            pass
+        # Note: an iterator caught in a reference cycle is finalized by the garbage
+        # collector after its queues' own finalizers have stopped their feeder threads, so
+        # a goodbye message would never leave; the workers are stopped directly instead.
+        # A forked worker holding a copy of this iterator must not touch the workers.
+        if getattr(self, "_shutdown", True) or os.getpid() != self._owner_pid:
+            return
+        self._shutdown = True
+        for worker in self._workers:
+            if worker.is_alive():
+                worker.terminate()
+        for worker in self._workers:
+            worker.join(timeout=STATUS_CHECK_INTERVAL)

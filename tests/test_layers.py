@@ -23,6 +23,7 @@ BELOW_TENSOR_MODULES = {
     "chainrule._device",
     "chainrule._dims",
     "chainrule._dtype",
+    "chainrule._float_math",
     "chainrule._printing",
     "chainrule._size",
 }
@@ -143,7 +144,9 @@ LAYERS = [
         "chainrule._conversion",
         "chainrule._creation",
         "chainrule._ops",
+        "chainrule._random_distributions",
         "chainrule._random_factories",
+        "chainrule._random_samplers",
         "chainrule.random",
         "chainrule.return_types",
     ),

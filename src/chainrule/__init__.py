@@ -80,6 +80,7 @@ from ._tensor_methods import bind as _bind_tensor_methods
 
 _bind_tensor_methods()
 from ._printing import get_printoptions, set_printoptions
+from ._random_distributions import bernoulli, multinomial, normal
 from ._random_factories import (
     rand,
     rand_like,

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _dtype
 from ._device import device
+from ._float_math import fma
 from ._ops.quiet import quiet
 from ._tensor import Tensor
 
@@ -313,8 +314,27 @@ def linspace(
     """`steps` evenly spaced values from `start` to `end`, both included."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    data = np.linspace(float(start), float(end), steps)
-    return _finish(data.astype(_float_dtype(dtype)), requires_grad, device)
+    return _finish(_evenly_spaced(start, end, steps, _float_dtype(dtype)), requires_grad, device)
+
+
+def _evenly_spaced(start: Any, end: Any, steps: int, dtype: np.dtype) -> np.ndarray:
+    """PyTorch's linspace: the first half stepped up from `start`, the second half stepped
+    down from `end`, each value one fused multiply-add (integer dtypes step in float64)."""
+    if dtype.kind == "c":
+        return np.linspace(complex(start), complex(end), steps).astype(dtype)
+    if dtype.kind in "iub":  # PyTorch truncates the ends to integers first
+        start, end = int(start), int(end)
+    # float16 is stepped in float32 (close to PyTorch's, which differs in the last bit).
+    work = np.dtype(np.float32) if dtype == np.float16 else dtype if dtype.kind == "f" else None
+    work = np.dtype(np.float64) if work is None else work
+    first, last = work.type(start), work.type(end)
+    if steps <= 1:
+        return np.full(steps, first).astype(dtype)
+    step = (last - first) / work.type(steps - 1)
+    index = np.arange(steps)
+    up = fma(index.astype(work), step, first)
+    down = fma(-(steps - 1 - index).astype(work), step, last)
+    return np.where(index < steps // 2, up, down).astype(dtype)
 
 
 def eye(

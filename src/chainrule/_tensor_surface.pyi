@@ -7,6 +7,7 @@ onto Tensor. Each entry's comment names the function it is.
 """
 
 import builtins as _builtins
+import chainrule.random as _chainrule_random
 import numpy as _numpy
 import typing as _typing
 from typing import Any
@@ -441,3 +442,13 @@ class TensorSurface:
     def pinverse(self, rcond: _builtins.float = ...) -> Tensor: ...  # spectral.pinverse
     def softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_softmax
     def log_softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_log_softmax
+    def uniform_(self, from_: _builtins.float = ..., to: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.uniform_
+    def normal_(self, mean: _builtins.float = ..., std: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.normal_
+    def random_(self, *args: Any, generator: _chainrule_random.Generator | None = ..., **kwargs: Any) -> Tensor: ...  # samplers.random_
+    def bernoulli_(self, p: Any = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.bernoulli_
+    def exponential_(self, lambd: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.exponential_
+    def geometric_(self, p: _builtins.float, *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.geometric_
+    def log_normal_(self, mean: _builtins.float = ..., std: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.log_normal_
+    def cauchy_(self, median: _builtins.float = ..., sigma: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.cauchy_
+    def bernoulli(self, p: _builtins.float | None = ..., *, generator: _chainrule_random.Generator | None = ..., **_: Any) -> Tensor: ...  # distributions.bernoulli
+    def multinomial(self, num_samples: _builtins.int, replacement: _builtins.bool = ..., *, generator: _chainrule_random.Generator | None = ..., **_: Any) -> Tensor: ...  # distributions.multinomial

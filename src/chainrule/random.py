@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,10 @@ import numpy as np
 from ._device import CPU
 from ._device import device as Device
 from ._dtype import legacy_type_name, uint8
+from ._float_math import cos as libm_cos
+from ._float_math import fma, log_float32, sincos_float32
+from ._float_math import log as libm_log
+from ._float_math import sin as libm_sin
 from ._tensor import Tensor
 
 __all__ = [
@@ -154,27 +158,43 @@ class Generator:
 
         Like PyTorch, float64 keeps 53 low bits of a 64-bit draw; every narrower type is
         made in float32, from 24 low bits of a 32-bit draw, and then rounded to `dtype`.
+        The unit value u becomes u * (high - low) + low in one fused multiply-add.
         """
         dtype = np.dtype(dtype)
         count = math.prod(shape)
         work: np.dtype[Any] = np.dtype(np.float64 if dtype == np.float64 else np.float32)
         draws = self._random64(count) if work == np.float64 else self._random32(count)
         digits = _mantissa_bits(work)
-        unit = (draws & np.uint64(2**digits - 1)).astype(np.float64) * 2.0**-digits
-        scaled = unit.astype(work) * np.asarray(high - low, work) + np.asarray(low, work)
-        values = scaled.astype(dtype)
+        unit = ((draws & np.uint64(2**digits - 1)).astype(np.float64) * 2.0**-digits).astype(work)
+        if low != 0.0 or high != 1.0:
+            unit = fma(unit, np.asarray(high, work) - np.asarray(low, work), np.asarray(low, work))
+        values = unit.astype(dtype, copy=False)
         # Rounding to a narrow type can reach `high`; PyTorch then gives `low` instead.
         values[values == dtype.type(high)] = dtype.type(low)
         return values.reshape(shape)
 
-    def _normal(self, shape: tuple[int, ...], dtype: Any = np.float64) -> np.ndarray:
-        """Standard normal values of `dtype`, by PyTorch's Box-Muller."""
+    def _normal(
+        self,
+        shape: tuple[int, ...],
+        dtype: Any = np.float64,
+        mean: float = 0.0,
+        std: float = 1.0,
+        contiguous: bool = True,
+    ) -> np.ndarray:
+        """Normal values of `dtype`, by PyTorch's Box-Muller: z * std + mean, fused.
+
+        A contiguous tensor of 16 or more is filled 16 at a time; anything else is drawn
+        one value at a time in float64 (a pair per two values, the second cached).
+        """
         dtype = np.dtype(dtype)
         count = math.prod(shape)
-        if count >= _NORMAL_FILL_MIN:
-            return self._normal_fill(count, dtype).reshape(shape)
-        values = [self._one_normal() for _ in range(count)]
-        return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
+        if count >= _NORMAL_FILL_MIN and contiguous:
+            return self._normal_fill(count, dtype, mean, std).reshape(shape)
+        return fma(self._normal_doubles(count), std, mean).astype(dtype).reshape(shape)
+
+    def _normal_doubles(self, count: int) -> np.ndarray:
+        """`count` standard normal float64 values, one at a time (the serial sampler)."""
+        return np.array([self._one_normal() for _ in range(count)], dtype=np.float64)
 
     def _one_normal(self) -> float:
         """One float64 normal value: the cached one if there is one, else a new pair's first."""
@@ -187,35 +207,25 @@ class Generator:
         self._next_normal = radius * math.sin(theta)
         return radius * math.cos(theta)
 
-    def _normal_fill(self, count: int, dtype: np.dtype) -> np.ndarray:
+    def _normal_fill(self, count: int, dtype: np.dtype, mean: float, std: float) -> np.ndarray:
         """`count` >= 16 normal values, made 16 at a time from 16 uniform ones.
 
         When 16 does not divide `count`, the last 16 are made again from 16 new uniforms.
+        float16 is computed in float32 and rounded; unlike float32's, its first pass
+        draws uniforms only for the whole blocks of 16.
         """
-        if dtype == np.float16:
-            return self._normal_fill_half(count)
-        data = self._uniform((count,), dtype=dtype)
+        work = np.dtype(np.float64 if dtype == np.float64 else np.float32)
         whole = count - count % 16
-        data[:whole] = _box_muller_blocks(data[:whole].reshape(-1, 16), dtype).ravel()
+        drawn = whole if dtype == np.float16 else count
+        data = np.empty(count, dtype=work)
+        data[:drawn] = self._uniform((drawn,), dtype=work)
+        data[:whole] = _box_muller_blocks(data[:whole].reshape(-1, 16), work).ravel()
         if count % 16:
-            fresh = self._uniform((1, 16), dtype=dtype)
-            data[count - 16 :] = _box_muller_blocks(fresh, dtype).ravel()
-        return data
-
-    def _normal_fill_half(self, count: int) -> np.ndarray:
-        """`_normal_fill` for float16, which PyTorch computes in float32 and rounds.
-
-        Unlike float32's, its first pass draws uniforms only for the whole blocks of 16.
-        """
-        single = np.dtype(np.float32)
-        whole = count - count % 16
-        data = np.empty(count, dtype=single)
-        uniforms = self._uniform((whole // 16, 16), dtype=single)
-        data[:whole] = _box_muller_blocks(uniforms, single).ravel()
-        if count % 16:
-            fresh = self._uniform((1, 16), dtype=single)
-            data[count - 16 :] = _box_muller_blocks(fresh, single).ravel()
-        return data.astype(np.float16)
+            fresh = self._uniform((1, 16), dtype=work)
+            data[count - 16 :] = _box_muller_blocks(fresh, work).ravel()
+        if mean != 0.0 or std != 1.0:
+            data = fma(data, np.asarray(std, work), np.asarray(mean, work))
+        return data.astype(dtype, copy=False)
 
     def _integers(self, low: int, high: int, shape: tuple[int, ...]) -> np.ndarray:
         """int64 values uniform on [low, high): a draw modulo the range, as PyTorch does.
@@ -258,133 +268,19 @@ class Generator:
 
 
 def _box_muller_blocks(uniforms: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """Rows of 16 uniforms to rows of 16 normals, in `dtype` arithmetic.
+    """Rows of 16 uniforms to rows of 16 normals, in `dtype` (float32 or float64) arithmetic.
 
     The first 8 give the radius (from 1 - u, in (0, 1]) and the last 8 the angle; the
-    cosines go in the first half and the sines in the second.
+    cosines go in the first half and the sines in the second. float32 uses PyTorch's
+    vectorised single-precision log, sine and cosine; float64 the C library's.
     """
-    one, minus_two = dtype.type(1), dtype.type(-2)
     if dtype == np.float32:
-        return _box_muller_float32(uniforms)
-    angle_units = uniforms[:, 8:].astype(np.float64)
-    if dtype == np.float64:
-        # The C library's log, cos and sin, as PyTorch calls them, not NumPy's own.
-        log, cos, sin = _libm(math.log), _libm(math.cos), _libm(math.sin)
-    else:
-        log, cos, sin = np.log, np.cos, np.sin
-    radius = np.sqrt(minus_two * log(one - uniforms[:, :8]))
-    theta = (2.0 * math.pi * angle_units).astype(dtype)
-    return np.concatenate([radius * cos(theta), radius * sin(theta)], axis=1)
-
-
-def _box_muller_float32(uniforms: np.ndarray) -> np.ndarray:
-    """`_box_muller_blocks` for float32, with PyTorch's vectorised single-precision functions."""
-    radius = np.sqrt(np.float32(-2) * _log_float32(np.float32(1) - uniforms[:, :8]))
-    theta = np.float32(2.0 * math.pi) * uniforms[:, 8:]
-    sin, cos = _sincos_float32(theta)
-    return np.concatenate([radius * cos, radius * sin], axis=1)
-
-
-# --- float32 log, sine and cosine as PyTorch's vectorised normal sampler computes them ---
-#
-# PyTorch fills float32 normal tensors of 16 or more elements with Cephes-style polynomial
-# approximations in single precision (Julien Pommier's SSE/AVX math functions), not the C
-# library's. Each step below is one float32 operation rounded as the vector instruction
-# rounds it, and where the compiler fuses a multiply and an add into one instruction
-# (rounded once), so do we; NumPy's own float32 log, sin and cos differ in the last bits.
-
-_F = np.float32
-_EXPONENT_BITS = np.int32(0x7F800000)
-_HALF_BITS = np.int32(0x3F000000)
-_SQRT_HALF = _F(0.707106781186547524)
-
-# log(1 + x) ~ x - x**2 / 2 + x**3 * P(x) on [sqrt(1/2) - 1, sqrt(2) - 1]; P's
-# coefficients from the highest power down.
-_LOG_P = [
-    _F(7.0376836292e-2),
-    _F(-1.1514610310e-1),
-    _F(1.1676998740e-1),
-    _F(-1.2420140846e-1),
-    _F(1.4249322787e-1),
-    _F(-1.6668057665e-1),
-    _F(2.0000714765e-1),
-    _F(-2.4999993993e-1),
-    _F(3.3333331174e-1),
-]
-# log(2) split in two, so that e * log(2) keeps its precision.
-_LN2_LOW, _LN2_HIGH = _F(-2.12194440e-4), _F(0.693359375)
-
-_FOUR_OVER_PI = _F(1.27323954473516)
-# pi / 4 split in three, for the argument reduction.
-_PI4_PARTS = [_F(-0.78515625), _F(-2.4187564849853515625e-4), _F(-3.77489497744594108e-8)]
-_SIN_P = [_F(-1.9515295891e-4), _F(8.3321608736e-3), _F(-1.6666654611e-1)]
-_COS_P = [_F(2.443315711809948e-005), _F(-1.388731625493765e-003), _F(4.166664568298827e-002)]
-
-
-def _fused(a: np.ndarray, b: np.floating | np.ndarray, c: np.floating | np.ndarray) -> np.ndarray:
-    """a * b + c in float32 rounded once, as a fused multiply-add does.
-
-    The float32 product is exact in float64; the sum then rounds twice (to float64, then
-    to float32), which differs from one rounding only in vanishingly rare ties.
-    """
-    exact = a.astype(np.float64) * np.float64(b) if np.ndim(b) == 0 else a * b.astype(np.float64)
-    return (exact + np.asarray(c, np.float64)).astype(_F)
-
-
-def _log_float32(x: np.ndarray) -> np.ndarray:
-    """Natural log of positive, normal float32 values."""
-    bits = x.view(np.int32)
-    exponent = ((bits >> 23) - 127).astype(_F) + _F(1)
-    mantissa = ((bits & ~_EXPONENT_BITS) | _HALF_BITS).view(_F)  # in [0.5, 1)
-    small = mantissa < _SQRT_HALF
-    # Keep the reduced argument in [sqrt(1/2) - 1, sqrt(2) - 1]: below sqrt(1/2), double it.
-    exponent = exponent - np.where(small, _F(1), _F(0))
-    t = (mantissa - _F(1)) + np.where(small, mantissa, _F(0))
-    t_squared = t * t
-    poly = np.full_like(t, _LOG_P[0])
-    for coefficient in _LOG_P[1:]:
-        poly = _fused(poly, t, coefficient)
-    poly = _fused(poly * t, t_squared, exponent * _LN2_LOW)
-    poly = poly - t_squared * _F(0.5)
-    return (t + poly) + exponent * _LN2_HIGH
-
-
-def _sincos_float32(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sine and cosine of float32 values (accurate for |x| up to a few thousand)."""
-    negative = np.signbit(x)
-    x = np.abs(x)
-    octant = (x * _FOUR_OVER_PI).astype(np.int32)  # truncates, as the conversion does
-    octant = (octant + 1) & ~np.int32(1)
-    y = octant.astype(_F)
-    for part in _PI4_PARTS:
-        x = _fused(y, part, x)
-    sin_flips = negative ^ ((octant & 4) != 0)
-    cos_flips = (~(octant - 2) & 4) != 0
-    near_zero = (octant & 2) == 0  # the sine polynomial gives the sine here, else the cosine
-
-    z = x * x
-    cos_poly = np.full_like(x, _COS_P[0])
-    for coefficient in _COS_P[1:]:
-        cos_poly = _fused(cos_poly, z, coefficient)
-    cos_poly = _fused(cos_poly * z, z, -(z * _F(0.5))) + _F(1)
-    sin_poly = np.full_like(x, _SIN_P[0])
-    for coefficient in _SIN_P[1:]:
-        sin_poly = _fused(sin_poly, z, coefficient)
-    sin_poly = _fused(sin_poly * z, x, x)
-
-    sin = np.where(near_zero, sin_poly, cos_poly)
-    cos = np.where(near_zero, cos_poly, sin_poly)
-    return np.where(sin_flips, -sin, sin), np.where(cos_flips, -cos, cos)
-
-
-def _libm(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
-    """`fn` applied to each element of a float64 array."""
-
-    def apply(values: np.ndarray) -> np.ndarray:
-        flat = np.fromiter(map(fn, values.ravel().tolist()), np.float64, values.size)
-        return flat.reshape(values.shape)
-
-    return apply
+        radius = np.sqrt(np.float32(-2) * log_float32(np.float32(1) - uniforms[:, :8]))
+        sin, cos = sincos_float32(np.float32(2.0 * math.pi) * uniforms[:, 8:])
+        return np.concatenate([radius * cos, radius * sin], axis=1)
+    radius = np.sqrt(-2.0 * libm_log(1.0 - uniforms[:, :8]))
+    theta = 2.0 * math.pi * uniforms[:, 8:]
+    return np.concatenate([radius * libm_cos(theta), radius * libm_sin(theta)], axis=1)
 
 
 def _check_state(new_state: Any) -> None:

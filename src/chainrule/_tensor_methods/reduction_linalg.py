@@ -1,7 +1,10 @@
-"""Reductions, linear algebra and neural-network methods: `x.sum(0)`, `x.mm(y)`, ..."""
+"""Reductions, linear algebra, neural-network and sampling methods: `x.sum(0)`, `x.mm(y)`,
+`x.normal_()`, ..."""
 
 from __future__ import annotations
 
+from .. import _random_distributions as distributions
+from .. import _random_samplers as samplers
 from .._ops.linalg import (
     decompositions,
     exponential,
@@ -85,3 +88,15 @@ class ReductionLinalgMethods:
     # --- neural-network functions ----------------------------------------------------------
     softmax = activation.tensor_softmax
     log_softmax = activation.tensor_log_softmax
+
+    # --- random sampling -------------------------------------------------------------------
+    uniform_ = samplers.uniform_
+    normal_ = samplers.normal_
+    random_ = samplers.random_
+    bernoulli_ = samplers.bernoulli_
+    exponential_ = samplers.exponential_
+    geometric_ = samplers.geometric_
+    log_normal_ = samplers.log_normal_
+    cauchy_ = samplers.cauchy_
+    bernoulli = distributions.bernoulli
+    multinomial = distributions.multinomial

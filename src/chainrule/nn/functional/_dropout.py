@@ -1,17 +1,26 @@
-"""Dropout as functions: dropout, and the channel-wise dropout1d, dropout2d and dropout3d."""
+"""Dropout as functions: dropout, the channel-wise dropout1d, dropout2d and dropout3d, and
+alpha_dropout and feature_alpha_dropout, each drawing its mask as PyTorch draws it."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
 from ..._ops.inplace import apply_inplace as in_place
+from ..._random_samplers import bernoulli_
 from ..._tensor import Tensor
-from ...random import default_generator
 from ._common import scalar_name
 
-__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
+__all__ = [
+    "alpha_dropout",
+    "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "feature_alpha_dropout",
+]
 
 
 # --- dropout ------------------------------------------------------------------------------
@@ -22,12 +31,21 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _keep_mask(shape: tuple[int, ...], p: float, dtype: np.dtype) -> Tensor:
+def _noise(input: Tensor, p: float, feature: bool) -> np.ndarray:
+    """PyTorch's mask: ones drawn with probability 1 - p (a uniform below 1 - p), laid out
+    like the input, or one per (sample, channel) for channel-wise dropout."""
+    data = input._data
+    shape = data.shape[:2] + (1,) * (data.ndim - 2)
+    noise = Tensor._make(np.empty(shape, data.dtype) if feature else np.empty_like(data))
+    return bernoulli_(noise, 1 - p)._data
+
+
+def _keep_mask(input: Tensor, p: float, feature: bool = False) -> Tensor:
     """1 / (1 - p) where an element is kept (probability 1 - p), else 0."""
+    dtype = input._data.dtype
     if p == 1:
-        return Tensor._make(np.zeros(shape, dtype=dtype))
-    keep = default_generator._uniform(shape) >= p
-    return Tensor._make(keep.astype(dtype) / np.asarray(1 - p, dtype=dtype))
+        return Tensor._make(np.zeros((), dtype=dtype))
+    return Tensor._make(_noise(input, p, feature) / np.asarray(1 - p, dtype=dtype))
 
 
 def _apply_mask(input: Tensor, mask: Tensor, inplace: bool) -> Tensor:
@@ -45,7 +63,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     _check_p(p)
     if not training or p == 0:
         return input
-    return _apply_mask(input, _keep_mask(input._data.shape, p, input._data.dtype), inplace)
+    return _apply_mask(input, _keep_mask(input, p), inplace)
 
 
 def _feature_dropout(
@@ -55,10 +73,11 @@ def _feature_dropout(
     _check_p(p)
     if not training or p == 0:
         return input
-    shape = input._data.shape
-    lead = 2 if batched else 1
-    mask_shape = shape[:lead] + (1,) * (len(shape) - lead)
-    return _apply_mask(input, _keep_mask(mask_shape, p, input._data.dtype), inplace)
+    if batched:
+        return _apply_mask(input, _keep_mask(input, p, feature=True), inplace)
+    # Without a batch dim PyTorch adds one, drops channels, and takes it away again.
+    mask = _keep_mask(input.unsqueeze(0), p, feature=True).squeeze(0)
+    return _apply_mask(input, mask, inplace)
 
 
 def dropout1d(
@@ -114,3 +133,41 @@ def dropout3d(
     if input.ndim not in (4, 5):
         _deprecated_rank("dropout3d", input.ndim, 3)
     return _feature_dropout(input, p, training, inplace, batched=input.ndim != 4)
+
+
+# --- alpha dropout ------------------------------------------------------------------------
+
+# SELU's negative saturation value, -scale * alpha: dropped units are set to it.
+_SELU_SATURATION = 1.7580993408473766
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
+    _check_p(p)
+    if not training or p == 0 or input._data.size == 0:
+        return input
+    if p == 1:
+        return _apply_mask(input, _keep_mask(input, p), inplace)
+    dtype = input._data.dtype
+    noise = _noise(input, p, feature)
+    # Keep mean and variance: a * (x * keep + alpha' * (1 - keep)) + b, as PyTorch computes it.
+    scale = 1.0 / math.sqrt((_SELU_SATURATION**2 * p + 1) * (1 - p))
+    shift = (noise - dtype.type(1)) * dtype.type(_SELU_SATURATION * scale)
+    shift = shift + dtype.type(_SELU_SATURATION * scale * p)
+    mask = Tensor._make(noise * dtype.type(scale))
+    out = _apply_mask(input, mask, inplace)
+    return out.add_(Tensor._make(shift.astype(dtype)))
+
+
+def alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
+    """Dropout for SELU networks: dropped units take SELU's saturation value, and the
+    result is scaled and shifted to keep the input's mean and variance."""
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
+    """`alpha_dropout` of whole channels."""
+    return _alpha_dropout(input, p, training, inplace, feature=True)

@@ -10,9 +10,9 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any, Generic, TypeVar
 
-from ... import _random_factories
 from ..._creation import as_tensor, empty
 from ..._dtype import float64, int64
+from ..._random_distributions import multinomial
 from ..._random_factories import randint, randperm
 from ..._tensor import Tensor
 from ...random import Generator
@@ -178,7 +178,7 @@ class WeightedRandomSampler(Sampler[int]):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        drawn = _random_factories.multinomial(
+        drawn = multinomial(
             self.weights, self.num_samples, self.replacement, generator=self.generator
         )
         yield from drawn.tolist()

@@ -132,6 +132,8 @@ def test_random_split_fractions_and_errors() -> None:
         data.random_split(range(10), [3, 6])
     with pytest.raises(ValueError, match=r"^Fraction at index 1 is not between 0 and 1$"):
         data.random_split(range(10), [0.5, -0.5, 1.0])
+    with pytest.raises(TypeError):  # lengths that are floats but not fractions
+        data.random_split(range(10), [3.0, 7.0])
 
 
 SPLITS: list[tuple[int, list[Any], int]] = [

@@ -238,8 +238,10 @@ def random_split(
         lengths = _lengths_from_fractions(total, lengths)
     if sum(lengths) != total:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = randperm(int(sum(lengths)), generator=generator).tolist()
-    ends = itertools.accumulate(int(n) for n in lengths)
+    # Lengths that are floats but not fractions fail here, as in PyTorch: a TypeError.
+    indices = randperm(sum(lengths), generator=generator).tolist()  # type: ignore[arg-type]
+    ends = itertools.accumulate(lengths)
     return [
-        Subset(dataset, indices[end - int(n) : end]) for end, n in zip(ends, lengths, strict=True)
+        Subset(dataset, indices[int(end - n) : int(end)])
+        for end, n in zip(ends, lengths, strict=True)
     ]

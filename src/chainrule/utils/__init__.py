@@ -1,7 +1,8 @@
-"""Utilities around autograd: activation checkpointing (`chainrule.utils.checkpoint`)."""
+"""Utilities: activation checkpointing (`chainrule.utils.checkpoint`) and data loading
+(`chainrule.utils.data`)."""
 
 from __future__ import annotations
 
-from . import checkpoint
+from . import checkpoint, data
 
-__all__ = ["checkpoint"]
+__all__ = ["checkpoint", "data"]

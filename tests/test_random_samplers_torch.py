@@ -207,3 +207,21 @@ def test_dropout_masks_match_torch(torch: Any, p: float) -> None:
         lambda m: fn(m, "dropout")(m.ones(5, 4).t(), p),
     ]
     _same_calls(torch, 9, calls)
+
+
+def test_randint_like_forms_match_torch(torch: Any) -> None:
+    def ints(m: Any) -> Any:
+        return m.ones(2, 3, dtype=m.int32)
+
+    calls: list[Call] = [
+        lambda m: m.randint_like(ints(m), high=5),
+        lambda m: m.randint_like(ints(m), 7),
+        lambda m: m.randint_like(ints(m), 3, 9),
+        lambda m: m.randint_like(ints(m), low=-2, high=2),
+    ]
+    _same_calls(torch, 6, calls)
+
+
+@pytest.mark.parametrize("n", [2, 3, 17, 1000, 65537])
+def test_randperm_of_every_size_matches_torch(torch: Any, n: int) -> None:
+    _same_calls(torch, n, [lambda m: m.randperm(n), lambda m: m.randperm(n // 2 + 1)])

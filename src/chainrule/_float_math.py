@@ -78,15 +78,16 @@ def fma(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
     halfway between two float32 values; float64 uses Boldo and Melquiond's emulation
     (an exact product and sum, the small parts rounded to odd).
     """
-    wide_b, wide_c = np.asarray(b, np.float64), np.asarray(c, np.float64)
     if a.dtype == np.float32:
-        product = a.astype(np.float64) * wide_b
-        total = product + wide_c
+        total = np.multiply(a, b, dtype=np.float64)
+        total += c
         halfway = (total.view(np.int64) & _BELOW_FLOAT32) == _FLOAT32_HALFWAY
         if halfway.any():
-            product, wide_c = np.broadcast_arrays(product, wide_c)
-            total[halfway] = _sum_rounded_to_odd(product[halfway], wide_c[halfway])
+            product, wide_c = np.broadcast_arrays(np.multiply(a, b, dtype=np.float64), c)
+            exact = _sum_rounded_to_odd(product[halfway], wide_c[halfway].astype(np.float64))
+            total[halfway] = exact
         return total.astype(np.float32)
+    wide_b, wide_c = np.asarray(b, np.float64), np.asarray(c, np.float64)
     high, low = _two_product(a.astype(np.float64), wide_b)
     total, error = _two_sum(np.broadcast_to(wide_c, high.shape), high)
     return total + _sum_rounded_to_odd(error, low)
@@ -152,8 +153,8 @@ def log_float32(x: np.ndarray) -> np.ndarray:
     exponent = exponent - np.where(small, _F(1), _F(0))
     t = (mantissa - _F(1)) + np.where(small, mantissa, _F(0))
     t_squared = t * t
-    poly = np.full_like(t, _LOG_P[0])
-    for coefficient in _LOG_P[1:]:
+    poly = fma(t, _LOG_P[0], _LOG_P[1])
+    for coefficient in _LOG_P[2:]:
         poly = fma(poly, t, coefficient)
     poly = fma(poly * t, t_squared, exponent * _LN2_LOW)
     poly = poly - t_squared * _F(0.5)
@@ -174,15 +175,17 @@ def sincos_float32(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     near_zero = (octant & 2) == 0  # the sine polynomial gives the sine here, else the cosine
 
     z = x * x
-    cos_poly = np.full_like(x, _COS_P[0])
-    for coefficient in _COS_P[1:]:
+    cos_poly = fma(z, _COS_P[0], _COS_P[1])
+    for coefficient in _COS_P[2:]:
         cos_poly = fma(cos_poly, z, coefficient)
     cos_poly = fma(cos_poly * z, z, -(z * _F(0.5))) + _F(1)
-    sin_poly = np.full_like(x, _SIN_P[0])
-    for coefficient in _SIN_P[1:]:
+    sin_poly = fma(z, _SIN_P[0], _SIN_P[1])
+    for coefficient in _SIN_P[2:]:
         sin_poly = fma(sin_poly, z, coefficient)
     sin_poly = fma(sin_poly * z, x, x)
 
     sin = np.where(near_zero, sin_poly, cos_poly)
     cos = np.where(near_zero, cos_poly, sin_poly)
-    return np.where(sin_flips, -sin, sin), np.where(cos_flips, -cos, cos)
+    np.negative(sin, out=sin, where=sin_flips)
+    np.negative(cos, out=cos, where=cos_flips)
+    return sin, cos

@@ -123,11 +123,18 @@ randn_like = _like(randn)
 
 def randint_like(
     input: Tensor,
-    low: int,
+    low: Any = None,
     high: Any = None,
     *,
     generator: Generator | None = None,
     dtype: Any = None,
+    **_: Any,
 ) -> Tensor:
+    """`randint` shaped like `input`: `randint_like(x, high)` or `(x, low, high)`."""
+    if high is None:
+        low, high = 0, low
+    if high is None:
+        raise TypeError("randint_like() missing required argument 'high'")
     source = _generator_or_default(generator, "randint_like")
+    low = 0 if low is None else low
     return randint(low, high, tuple(input.shape), generator=source, dtype=dtype or input.dtype)

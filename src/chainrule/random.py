@@ -278,15 +278,11 @@ class Generator:
 
     def _swap_forward(self, n: int) -> np.ndarray:
         """Fisher-Yates from the front: swap place i with a place in [i, n), by 32-bit draws."""
-        out = np.arange(n, dtype=np.int64)
         if n < 2:
-            return out
+            return np.arange(n, dtype=np.int64)
         remaining = np.arange(n, 1, -1, dtype=np.uint64)
         picks = (self._random32(n - 1) % remaining).astype(np.int64) + np.arange(n - 1)
-        order = out.tolist()
-        for i, j in enumerate(picks.tolist()):
-            order[i], order[j] = order[j], order[i]
-        return np.array(order, dtype=np.int64)
+        return _swaps_applied(np.append(picks, n - 1))
 
     def _insert_backward(self, n: int) -> np.ndarray:
         """Fisher-Yates inside-out: place i takes a random earlier place's value (64-bit draws)."""
@@ -296,6 +292,33 @@ class Generator:
             order[i] = order[j]
             order[j] = i
         return np.array(order, dtype=np.int64)
+
+
+def _swaps_applied(picks: np.ndarray) -> np.ndarray:
+    """0, ..., n - 1 after swapping place k with place picks[k] (>= k) for k = 0, 1, ...
+
+    Without a loop: place k ends with the value its pick held at step k. That is the
+    value step s moved there, for s the previous step that picked the same place (or
+    the place's own number if none did); and the value step s moved is the one place s
+    held when step s reached it, found by following, from s, the steps that wrote into
+    each place before it, back to a place nothing wrote into.
+    """
+    n = len(picks)
+    steps = np.arange(n)
+    by_place = np.argsort(picks * n + steps)  # grouped by place picked, in step order
+    places = picks[by_place]
+    repeat = places[1:] == places[:-1]
+    earlier_pick = np.full(n, -1)  # the previous step that picked the same place
+    earlier_pick[by_place[1:][repeat]] = by_place[:-1][repeat]
+    # The last step before k that wrote into place k: the last pick of k, unless that is k.
+    group_end = np.append(~repeat, True)
+    last_step, place = by_place[group_end], places[group_end]
+    writer = np.full(n, -1)
+    writer[place] = np.where(last_step == place, earlier_pick[last_step], last_step)
+    held = np.where(writer >= 0, writer, steps)  # pointer jumping to the first writer
+    while not np.array_equal(jumped := held[held], held):
+        held = jumped
+    return np.where(earlier_pick >= 0, held[np.maximum(earlier_pick, 0)], picks)
 
 
 def _box_muller_blocks(uniforms: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -20,6 +20,7 @@ __all__ = [
     "cos",
     "exp",
     "fma",
+    "fma_float32_grid",
     "libm",
     "log",
     "log1p",
@@ -93,6 +94,19 @@ def fma(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
     return total + _sum_rounded_to_odd(error, low)
 
 
+def fma_float32_grid(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
+    """`fma` for float32 without the halfway check: the float64 sum rounded to float32.
+
+    Exact wherever the float64 sum never lands halfway between two float32 values
+    unless it is exact. That holds for every step of `log_float32` and `sincos_float32`
+    on the inputs the normal sampler gives them (1 - u and 2 pi u for each of the 2**24
+    float32 uniforms u): tests/test_float_math.py checks all of them.
+    """
+    total = np.multiply(a, b, dtype=np.float64)
+    total += c
+    return total.astype(np.float32)
+
+
 def libm(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
     """`fn` (one of `math`'s, which call the C library) applied to each float64 element."""
 
@@ -144,48 +158,58 @@ _COS_P = [_F(2.443315711809948e-005), _F(-1.388731625493765e-003), _F(4.16666456
 
 
 def log_float32(x: np.ndarray) -> np.ndarray:
-    """Natural log of positive, normal float32 values."""
+    """Natural log of positive, normal float32 values (exact to PyTorch's vectorised log on
+    the normal sampler's inputs; see `fma_float32_grid`)."""
     bits = x.view(np.int32)
     exponent = ((bits >> 23) - 127).astype(_F) + _F(1)
     mantissa = ((bits & ~_EXPONENT_BITS) | _HALF_BITS).view(_F)  # in [0.5, 1)
     small = mantissa < _SQRT_HALF
     # Keep the reduced argument in [sqrt(1/2) - 1, sqrt(2) - 1]: below sqrt(1/2), double it.
-    exponent = exponent - np.where(small, _F(1), _F(0))
-    t = (mantissa - _F(1)) + np.where(small, mantissa, _F(0))
+    exponent = exponent - small.astype(_F)
+    t = (mantissa - _F(1)) + mantissa * small
     t_squared = t * t
-    poly = fma(t, _LOG_P[0], _LOG_P[1])
+    poly = fma_float32_grid(t, _LOG_P[0], _LOG_P[1])
     for coefficient in _LOG_P[2:]:
-        poly = fma(poly, t, coefficient)
-    poly = fma(poly * t, t_squared, exponent * _LN2_LOW)
+        poly = fma_float32_grid(poly, t, coefficient)
+    poly = fma_float32_grid(poly * t, t_squared, exponent * _LN2_LOW)
     poly = poly - t_squared * _F(0.5)
     return (t + poly) + exponent * _LN2_HIGH
 
 
 def sincos_float32(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sine and cosine of float32 values (accurate for |x| up to a few thousand)."""
+    """Sine and cosine of float32 values (accurate for |x| up to a few thousand; exact to
+    PyTorch's vectorised sincos on the normal sampler's inputs, see `fma_float32_grid`)."""
     negative = np.signbit(x)
     x = np.abs(x)
     octant = (x * _FOUR_OVER_PI).astype(np.int32)  # truncates, as the conversion does
     octant = (octant + 1) & ~np.int32(1)
     y = octant.astype(_F)
     for part in _PI4_PARTS:
-        x = fma(y, part, x)
+        x = fma_float32_grid(y, part, x)
     sin_flips = negative ^ ((octant & 4) != 0)
     cos_flips = (~(octant - 2) & 4) != 0
     near_zero = (octant & 2) == 0  # the sine polynomial gives the sine here, else the cosine
 
     z = x * x
-    cos_poly = fma(z, _COS_P[0], _COS_P[1])
+    cos_poly = fma_float32_grid(z, _COS_P[0], _COS_P[1])
     for coefficient in _COS_P[2:]:
-        cos_poly = fma(cos_poly, z, coefficient)
-    cos_poly = fma(cos_poly * z, z, -(z * _F(0.5))) + _F(1)
-    sin_poly = fma(z, _SIN_P[0], _SIN_P[1])
+        cos_poly = fma_float32_grid(cos_poly, z, coefficient)
+    cos_poly = fma_float32_grid(cos_poly * z, z, -(z * _F(0.5))) + _F(1)
+    sin_poly = fma_float32_grid(z, _SIN_P[0], _SIN_P[1])
     for coefficient in _SIN_P[2:]:
-        sin_poly = fma(sin_poly, z, coefficient)
-    sin_poly = fma(sin_poly * z, x, x)
+        sin_poly = fma_float32_grid(sin_poly, z, coefficient)
+    sin_poly = fma_float32_grid(sin_poly * z, x, x)
 
-    sin = np.where(near_zero, sin_poly, cos_poly)
-    cos = np.where(near_zero, cos_poly, sin_poly)
-    np.negative(sin, out=sin, where=sin_flips)
-    np.negative(cos, out=cos, where=cos_flips)
-    return sin, cos
+    return _pick(near_zero, sin_poly, cos_poly, sin_flips), _pick(
+        near_zero, cos_poly, sin_poly, cos_flips
+    )
+
+
+def _pick(
+    condition: np.ndarray, if_true: np.ndarray, if_false: np.ndarray, negate: np.ndarray
+) -> np.ndarray:
+    """`where(condition, if_true, if_false)`, negated where `negate`, by bit operations
+    (NumPy's masked selections are several times slower than these)."""
+    true_bits = -condition.astype(np.int32)  # all ones where true
+    bits = (if_true.view(np.int32) & true_bits) | (if_false.view(np.int32) & ~true_bits)
+    return (bits ^ (negate.astype(np.int32) << 31)).view(_F)

@@ -72,7 +72,7 @@ _NARROW_RANGE = 2**28
 # PyTorch's Box-Muller switches to filling 16 values at a time from this many elements.
 _NORMAL_FILL_MIN = 16
 # How many values the fill transforms at a time (a multiple of 16).
-_FILL_SLICE = 2**14
+_FILL_SLICE = 2**15
 
 
 def _mt19937_seeded(seed: int) -> np.random.MT19937:

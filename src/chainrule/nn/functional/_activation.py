@@ -22,6 +22,8 @@ from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive, wrap_dim
 from ..._ops.shape.views import cat
 from ..._tensor import Tensor
+from ._activation_rrelu import *  # noqa: F403
+from ._activation_rrelu import __all__ as _rrelu_all
 from ._activation_smooth import *  # noqa: F403
 from ._activation_smooth import __all__ as _smooth_all
 from ._activation_softmax import *  # noqa: F403
@@ -29,6 +31,7 @@ from ._activation_softmax import __all__ as _softmax_all
 from ._common import NEGATIVE_SLOPE_INPLACE, float_only
 
 __all__ = [
+    *_rrelu_all,
     *_smooth_all,
     *_softmax_all,
     "glu",

@@ -30,6 +30,8 @@ from ._common import (
 )
 from ._loss_margin import *  # noqa: F403
 from ._loss_margin import __all__ as _margin_all
+from ._loss_multi_margin import *  # noqa: F403
+from ._loss_multi_margin import __all__ as _multi_margin_all
 from ._loss_nll import *  # noqa: F403
 from ._loss_nll import __all__ as _nll_all
 
@@ -43,6 +45,7 @@ __all__ = [
     "smooth_l1_loss",
     "soft_margin_loss",
     *_margin_all,
+    *_multi_margin_all,
     *_nll_all,
 ]
 

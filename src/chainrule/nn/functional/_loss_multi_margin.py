@@ -126,7 +126,7 @@ def multi_margin_loss(
         raise ValueError("weight must be one-dimensional")
     x = _as_matrix(input)
     samples, classes = x.shape
-    if input.ndim == 2 and target._data.shape != (samples,) or target.ndim > 1:
+    if (input.ndim == 2 and target._data.shape != (samples,)) or target.ndim > 1:
         raise RuntimeError(
             "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
             f"input samples (batch size). Expected target size [{samples}], but got "
@@ -178,7 +178,7 @@ def _multilabel_pairs(x: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np
 
 
 def _multilabel_forward(a: np.ndarray, target: np.ndarray, **params: Any) -> np.ndarray:
-    x = a.reshape(target.shape)
+    x: np.ndarray = a.reshape(target.shape)
     z, active = _multilabel_pairs(x, target)
     per_sample = np.sum(np.where(active, z, 0), axis=(1, 2), dtype=a.dtype)
     per_sample = per_sample / a.dtype.type(x.shape[1])
@@ -186,7 +186,7 @@ def _multilabel_forward(a: np.ndarray, target: np.ndarray, **params: Any) -> np.
 
 
 def _multilabel_grad(g: np.ndarray, a: np.ndarray, target: np.ndarray, **params: Any) -> Any:
-    x = a.reshape(target.shape)
+    x: np.ndarray = a.reshape(target.shape)
     _, active = _multilabel_pairs(x, target)
     scale = _grad_scale(g, params["reduction"], x.shape[0]) / a.dtype.type(x.shape[1])
     out = active.sum(axis=1).astype(a.dtype)  # + once per pair where the class is i
@@ -229,7 +229,7 @@ def multilabel_margin_loss(
         raise RuntimeError(f"expected scalar type Long but found {scalar_name(target)}")
     if input._data.dtype.kind != "f":
         raise NotImplementedError(
-            f"\"multilabel_margin_loss_forward_out_frame\" not implemented for "
+            f'"multilabel_margin_loss_forward_out_frame" not implemented for '
             f"'{scalar_name(input)}'"
         )
     labels = target._data.reshape(x.shape)

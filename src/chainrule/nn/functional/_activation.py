@@ -309,6 +309,11 @@ _prelu = Primitive(
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """input where positive, else weight * input (one weight, or one per channel, dim 1)."""
     float_only(input, "prelu_cpu")
+    if weight._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            "prelu: Type promoting not supported. Got "
+            f"{scalar_name(input)} and {scalar_name(weight)}"
+        )
     channels = input._data.shape[1] if input.ndim >= 2 else 1
     count = weight.numel()
     if count != 1 and count != channels:

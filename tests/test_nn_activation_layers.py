@@ -10,14 +10,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from nn_compare import assert_same, outcome
 
 import chainrule
 from chainrule.autograd import gradcheck, gradgradcheck
+from nn_compare import assert_same, outcome
 
 nn = chainrule.nn
 
-# (constructor as text, input shape, shift added to the standard normal input).
+# (constructor as text, input shape); the input is standard normal.
 LAYERS: list[tuple[str, tuple[int, ...]]] = [
     ("ReLU()", (3, 4)),
     ("ReLU(inplace=True)", (3, 4)),

@@ -89,7 +89,8 @@ def _multi_margin_grad(g: np.ndarray, a: np.ndarray, target: np.ndarray, **param
         slope = slope * params["weight"][target][:, None]
     slope = slope * _grad_scale(g, params["reduction"], x.shape[0]) / a.dtype.type(x.shape[1])
     rows = np.arange(x.shape[0])
-    slope[rows, target] = -(np.sum(slope, axis=1) - slope[rows, target])
+    # 0 - Σ, so that a sample with no active term keeps +0.0 (as PyTorch)
+    slope[rows, target] = 0 - (np.sum(slope, axis=1) - slope[rows, target])
     return slope.reshape(a.shape).astype(a.dtype, copy=False)
 
 

@@ -156,6 +156,19 @@ def multilabel(x: np.ndarray, t: np.ndarray, w: Any = 1.0) -> Any:
     return (per.sum(-1) / x.shape[-1]).mean()
 
 
+def margins(x: np.ndarray, t: Any, p: int = 1, margin: float = 1.0) -> Any:
+    """multi_margin_loss (t: one class per row) or, for t of lists, multilabel_margin_loss."""
+    per = []
+    for row, target in zip(x, t, strict=True):
+        if np.ndim(target) == 0:
+            pairs = [(target, i, margin) for i in range(row.size) if i != target]
+        else:
+            listed = list(target[: list(target).index(-1)] if -1 in target else target)
+            pairs = [(j, i, 1.0) for j in listed for i in range(row.size) if i not in listed]
+        per.append(sum(max(m - row[j] + row[i], 0) ** p for j, i, m in pairs) / row.size)
+    return np.mean(per)
+
+
 def tensor(x: Any, values: Any, float_: bool = True) -> Any:
     """Fixed values as a tensor of x's library (and dtype, for floats)."""
     if float_:
@@ -167,6 +180,7 @@ def tensor(x: Any, values: Any, float_: bool = True) -> Any:
 
 T4 = np.array([0, 2, 1, 1])  # class indices for (4, 3) inputs
 T4_IGNORE = np.array([0, -100, 2, 1])
+LISTS4 = np.array([[0, 2, -1], [1, -1, 0], [2, 1, 0], [-1, 0, 0]])  # multilabel targets
 T_KDIM = np.array([[0, 2, 1, 1], [2, 2, 0, 1]])  # for (2, 3, 4) inputs
 T_5D = np.array([[[[0, 2], [1, 1]], [[2, 0], [0, 1]]]])  # for (1, 3, 2, 2, 2) inputs
 W3 = np.array([0.2, 1.0, 0.7])
@@ -207,6 +221,8 @@ OPS: tuple[Op, ...] = (
        UNARY, NONZERO, hypothesis="unary"),
     Op("F_leaky_relu_slope", lambda x: F(x).leaky_relu(x, 0.2),
        lambda x: np.where(x > 0, x, 0.2 * x), U23, NONZERO),
+    Op("F_rrelu_eval", lambda x: F(x).rrelu(x, 0.1, 0.3),
+       lambda x: np.where(x > 0, x, 0.2 * x), UNARY, NONZERO),
     Op("F_leaky_relu_inplace", lambda x: F(x).leaky_relu(x * 1, 0.2, inplace=True),
        lambda x: np.where(x > 0, x, 0.2 * x), U23, NONZERO),
     Op("F_elu", lambda x: F(x).elu(x), elu, UNARY, NONZERO, hypothesis="unary"),
@@ -424,6 +440,18 @@ OPS: tuple[Op, ...] = (
        lambda a, p, n: np.maximum(2 + pdist(a, p, 1)
                                   - np.minimum(pdist(a, n, 1), pdist(p, n, 1)), 0),
        (((4, 3), (4, 3), (4, 3)),)),
+    Op("F_triplet_margin_with_distance_loss",
+       lambda a, p, n: F(a).triplet_margin_with_distance_loss(a, p, n, swap=True),
+       lambda a, p, n: np.mean(np.maximum(1 + pdist(a, p)
+                                          - np.minimum(pdist(a, n), pdist(p, n)), 0)),
+       (((4, 3), (4, 3), (4, 3)),)),
+    Op("F_multi_margin_loss", lambda x: F(x).multi_margin_loss(x, tensor(x, T4, False), p=2),
+       lambda x: margins(x, T4, p=2), MAT, second_order=False,
+       note="PyTorch has no second derivative (a NotImplemented node)"),
+    Op("F_multilabel_margin_loss",
+       lambda x: F(x).multilabel_margin_loss(x, tensor(x, LISTS4, False)),
+       lambda x: margins(x, LISTS4), MAT, second_order=False,
+       note="PyTorch has no second derivative (a NotImplemented node)"),
     Op("F_cosine_embedding_loss",
        lambda a, b: F(a).cosine_embedding_loss(a, b, tensor(a, SIGNS4), margin=-0.5),
        lambda a, b: cos_embedding(a, b, SIGNS4, -0.5), PAIR),

@@ -22,6 +22,8 @@ from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive, wrap_dim
 from ..._ops.shape.views import cat
 from ..._tensor import Tensor
+from ._activation_rrelu import *  # noqa: F403
+from ._activation_rrelu import __all__ as _rrelu_all
 from ._activation_smooth import *  # noqa: F403
 from ._activation_smooth import __all__ as _smooth_all
 from ._activation_softmax import *  # noqa: F403
@@ -29,6 +31,7 @@ from ._activation_softmax import __all__ as _softmax_all
 from ._common import NEGATIVE_SLOPE_INPLACE, float_only
 
 __all__ = [
+    *_rrelu_all,
     *_smooth_all,
     *_softmax_all,
     "glu",
@@ -306,6 +309,11 @@ _prelu = Primitive(
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """input where positive, else weight * input (one weight, or one per channel, dim 1)."""
     float_only(input, "prelu_cpu")
+    if weight._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            "prelu: Type promoting not supported. Got "
+            f"{scalar_name(input)} and {scalar_name(weight)}"
+        )
     channels = input._data.shape[1] if input.ndim >= 2 else 1
     count = weight.numel()
     if count != 1 and count != channels:

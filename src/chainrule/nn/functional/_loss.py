@@ -28,8 +28,12 @@ from ._common import (
     reduce_loss,
     size_warning,
 )
+from ._loss_ctc import *  # noqa: F403
+from ._loss_ctc import __all__ as _ctc_all
 from ._loss_margin import *  # noqa: F403
 from ._loss_margin import __all__ as _margin_all
+from ._loss_multi_margin import *  # noqa: F403
+from ._loss_multi_margin import __all__ as _multi_margin_all
 from ._loss_nll import *  # noqa: F403
 from ._loss_nll import __all__ as _nll_all
 
@@ -42,7 +46,9 @@ __all__ = [
     "mse_loss",
     "smooth_l1_loss",
     "soft_margin_loss",
+    *_ctc_all,
     *_margin_all,
+    *_multi_margin_all,
     *_nll_all,
 ]
 

@@ -1,15 +1,18 @@
-"""Composite losses: margin ranking, hinge and cosine embedding, triplet margin, Poisson and
-Gaussian negative log likelihood, multi-label soft margin (PyTorch composes them too)."""
+"""Composite losses: margin ranking, hinge and cosine embedding, triplet margin (with the
+pairwise distance or any other), Poisson and Gaussian negative log likelihood, multi-label
+soft margin (PyTorch composes them too)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..._ops.broadcasting import broadcast_shapes
 from ..._ops.elementwise.clamping import clamp_, clamp_min
+from ..._ops.elementwise.compare import minimum
 from ..._ops.elementwise.conditional import where
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -25,6 +28,7 @@ __all__ = [
     "multilabel_soft_margin_loss",
     "poisson_nll_loss",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]
 
 
@@ -105,6 +109,15 @@ def cosine_embedding_loss(
     return reduce_loss(similar + dissimilar, reduction)
 
 
+def _same_ndim(anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
+    a, po, ne = anchor.ndim, positive.ndim, negative.ndim
+    if not a == po == ne:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {a}D, positive {po}D, and negative {ne}D inputs"
+        )
+
+
 def triplet_margin_loss(
     anchor: Tensor,
     positive: Tensor,
@@ -119,17 +132,36 @@ def triplet_margin_loss(
 ) -> Tensor:
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the pairwise distance."""
     reduction = check_reduction(legacy_reduction(size_average, reduce, reduction))
-    a, po, ne = anchor.ndim, positive.ndim, negative.ndim
-    if not a == po == ne:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number of "
-            f"dimensions, but got: anchor {a}D, positive {po}D, and negative {ne}D inputs"
-        )
+    _same_ndim(anchor, positive, negative)
     to_positive = pairwise_distance(anchor, positive, p, eps)
     to_negative = pairwise_distance(anchor, negative, p, eps)
     if swap:  # the harder of the two negatives: the closer one
         between = pairwise_distance(positive, negative, p, eps)
         to_negative = where(between < to_negative, between, to_negative)
+    return reduce_loss(clamp_min(margin + to_positive - to_negative, 0), reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) for any distance d
+    (the pairwise distance by default); `swap` uses d(positive, negative) when smaller."""
+    check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _same_ndim(anchor, positive, negative)
+    distance = pairwise_distance if distance_function is None else distance_function
+    to_positive = distance(anchor, positive)
+    to_negative = distance(anchor, negative)
+    if swap:
+        to_negative = minimum(to_negative, distance(positive, negative))
     return reduce_loss(clamp_min(margin + to_positive - to_negative, 0), reduction)
 
 

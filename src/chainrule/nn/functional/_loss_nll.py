@@ -49,7 +49,8 @@ def _nll_backward_forward(
     reduction: str,
     self_sizes: tuple[int, ...],
 ) -> np.ndarray:
-    coef = -weights * g
+    # 0 - w * g, not -w * g: an ignored target (weight 0) leaves +0.0, as PyTorch leaves it.
+    coef = 0 - weights * g
     if reduction == "mean":
         # Every target ignored: the loss is nan, but no input entry gets a gradient.
         coef = coef / total if total else coef * 0

@@ -1,6 +1,7 @@
 """`chainrule.nn.functional`: activations, losses, convolutions, pooling, normalisation."""
 
 from ._activation import *  # noqa: F403
+from ._channel_shuffle import *  # noqa: F403
 from ._conv import *  # noqa: F403
 from ._distance import *  # noqa: F403
 from ._dropout import *  # noqa: F403
@@ -9,4 +10,7 @@ from ._linear import *  # noqa: F403
 from ._loss import *  # noqa: F403
 from ._norm import *  # noqa: F403
 from ._pool import *  # noqa: F403
+from ._pool3d import *  # noqa: F403
+from ._pool_lp import *  # noqa: F403
 from ._sampling import *  # noqa: F403
+from ._unpool import *  # noqa: F403

@@ -77,7 +77,7 @@ def assert_close(got: Any, want: Any, rtol: float, path: str) -> None:
     entry (sums of many products round differently near zero); the rest exactly."""
     if isinstance(want, np.ndarray):
         assert isinstance(got, np.ndarray) and got.dtype == want.dtype, path
-        scale = float(np.abs(want).max()) if want.size else 0.0
+        scale = float(np.nanmax(np.abs(want), initial=0.0)) if want.size else 0.0
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * scale, err_msg=path)
     elif isinstance(want, tuple | list):
         assert isinstance(got, tuple | list) and len(got) == len(want), path

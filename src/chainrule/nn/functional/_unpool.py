@@ -82,9 +82,8 @@ def _max_unpool(input: Tensor, indices: Tensor, size: list[int], stride: Ints) -
     """PyTorch's checks of max_unpool2d/3d (by `len(size)`), then the unpooling."""
     k = len(size)
     if indices._data.dtype != np.int64:
-        raise RuntimeError(
-            f"elements in indices should be type int64 but got: {scalar_name(indices)}"
-        )
+        got = f" but got: {scalar_name(indices)}" if k == 2 else ""
+        raise RuntimeError(f"elements in indices should be type int64{got}")
     if k == 3 and any(s <= 0 for s in stride):
         raise RuntimeError(f"strides should be greater than zero, but got stride: {list(stride)}")
     if input.ndim not in (k + 1, k + 2):

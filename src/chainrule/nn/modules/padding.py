@@ -155,17 +155,26 @@ class ConstantPad1d(_ConstantPadNd):
 
     _dims = 1
 
+    def __init__(self, padding: Any, value: float) -> None:
+        super().__init__(padding, value)
+
 
 class ConstantPad2d(_ConstantPadNd):
     """Pads the last two dims with `value`."""
 
     _dims = 2
 
+    def __init__(self, padding: Any, value: float) -> None:
+        super().__init__(padding, value)
+
 
 class ConstantPad3d(_ConstantPadNd):
     """Pads the last three dims with `value`."""
 
     _dims = 3
+
+    def __init__(self, padding: Any, value: float) -> None:
+        super().__init__(padding, value)
 
 
 class ZeroPad1d(ConstantPad1d):

@@ -18,6 +18,7 @@ def _shuffle(a: np.ndarray, groups: int) -> np.ndarray:
 
 
 # Shuffling k groups of g undoes shuffling g groups of k: the rule is a shuffle too.
+_channel_shuffle: Primitive
 _channel_shuffle = Primitive(
     "ChannelShuffleBackward0",
     _shuffle,

@@ -123,7 +123,8 @@ def adaptive_max_forward(a: np.ndarray, taps: Any, **_: Any) -> tuple[np.ndarray
     nan = a.dtype.kind == "f" and bool(np.isnan(a).any())
     for offsets in itertools.product(*(range(t.index.shape[0]) for t in taps)):
         at, flat = read(offsets)
-        v = a[(Ellipsis, *at)]
+        index: tuple[Any, ...] = (Ellipsis, *at)
+        v = a[index]
         take = v > best
         if nan:
             take |= np.isnan(v)

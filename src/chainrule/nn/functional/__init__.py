@@ -6,6 +6,7 @@ from ._activation import *  # noqa: F403
 from ._activation_rrelu import *  # noqa: F403
 from ._activation_smooth import *  # noqa: F403
 from ._activation_softmax import *  # noqa: F403
+from ._channel_shuffle import *  # noqa: F403
 from ._conv import *  # noqa: F403
 from ._distance import *  # noqa: F403
 from ._dropout import *  # noqa: F403
@@ -18,4 +19,7 @@ from ._loss_multi_margin import *  # noqa: F403
 from ._loss_nll import *  # noqa: F403
 from ._norm import *  # noqa: F403
 from ._pool import *  # noqa: F403
+from ._pool3d import *  # noqa: F403
+from ._pool_lp import *  # noqa: F403
 from ._sampling import *  # noqa: F403
+from ._unpool import *  # noqa: F403

@@ -9,6 +9,7 @@ does, so their grad_fn is `SqueezeBackward1`. Adaptive pooling: `_pool_adaptive`
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -63,80 +64,121 @@ _max_pool2d = Primitive(
 )
 
 
-def _pool_args(name: str, kernel_size: Any, stride: Any, padding: Any, dilation: Any) -> Any:
-    """kernel, stride, padding, dilation as pairs, with PyTorch's messages."""
+_WORDS = {2: "two", 3: "three"}
 
-    def pair(value: Any, what: str, phrase: str) -> Ints:
+
+def _pool_args(
+    name: str, kernel_size: Any, stride: Any, padding: Any, dilation: Any, n: int = 2
+) -> Any:
+    """kernel, stride, padding, dilation as n-tuples, with PyTorch's messages."""
+    # avg_pool3d words its messages without "either".
+    either = "" if name == "avg_pool3d" else "either "
+
+    def spread(value: Any, what: str, phrase: str) -> Ints:
         if isinstance(value, int | np.integer):
-            return (int(value),) * 2
+            return (int(value),) * n
         if isinstance(value, float) or not hasattr(value, "__len__"):
+            position = ("kernel_size", "stride", "padding", "dilation").index(what) + 2
             raise TypeError(
-                f"{name}(): argument '{what}' must be tuple of ints, not {type(value).__name__}"
+                f"{name}(): argument '{what}' (position {position}) must be tuple of ints, not "
+                f"{type(value).__name__}"
             )
-        if len(value) not in (1, 2):
-            raise RuntimeError(f"{name}: {what} {phrase}")
-        return tuple(int(v) for v in value) * (3 - len(value))
+        if len(value) not in (1, n):
+            raise RuntimeError(f"{name}: {what} {phrase} {_WORDS[n]} ints")
+        return tuple(int(v) for v in value) * (n + 1 - len(value))
 
-    kernel = pair(kernel_size, "kernel_size", "must either be a single int, or a tuple of two ints")
+    kernel = spread(kernel_size, "kernel_size", f"must {either}be a single int, or a tuple of")
     strides = (
         kernel
         if stride is None or (hasattr(stride, "__len__") and len(stride) == 0)
-        else pair(stride, "stride", "must either be omitted, a single int, or a tuple of two ints")
+        else spread(stride, "stride", f"must {either}be omitted, a single int, or a tuple of")
     )
-    pads = pair(padding, "padding", "must either be a single int, or a tuple of two ints")
-    dils = pair(dilation, "dilation", "must be either a single int, or a tuple of two ints")
+    pads = spread(padding, "padding", f"must {either}be a single int, or a tuple of")
+    dils = spread(dilation, "dilation", "must be either a single int, or a tuple of")
     return kernel, strides, pads, dils
 
 
 def _check_pool(
-    input: Tensor, kernel: Ints, stride: Ints, pad: Ints, dilation: Ints, ceil_mode: bool
+    input: Tensor,
+    kernel: Ints,
+    stride: Ints,
+    pad: Ints,
+    dilation: Ints,
+    ceil_mode: bool,
+    name: str = "",
 ) -> Ints:
-    """PyTorch's checks of a 2-D pool (input already 3-D or 4-D); the output size."""
+    """PyTorch's checks of a 2-D or 3-D pool (input of the right rank); the output size.
+
+    `name` is the op as a 3-D pool's messages call it."""
+    k = len(kernel)
+    dims = ("T", "H", "W")[-k:]
     if any(s == 0 for s in stride):
         raise RuntimeError("stride should not be zero")
-    if any(k <= 0 for k in kernel):
-        raise RuntimeError(
-            f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}"
-        )
+    if any(v <= 0 for v in kernel):
+        got = " ".join(f"k{d}: {v}" for d, v in zip(dims, kernel, strict=True))
+        raise RuntimeError(f"kernel size should be greater than zero, but got {got}")
     if any(s < 0 for s in stride):
-        raise RuntimeError(
-            f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}"
-        )
+        got = " ".join(f"d{d}: {v}" for d, v in zip(dims, stride, strict=True))
+        raise RuntimeError(f"stride should be greater than zero, but got {got}")
     if any(d <= 0 for d in dilation):
-        raise RuntimeError(
-            "dilation should be greater than zero, but got dilationH: "
-            f"{dilation[0]} dilationW: {dilation[1]}"
-        )
-    for p, k, d in zip(pad, kernel, dilation, strict=True):
+        got = " ".join(f"dilation{d}: {v}" for d, v in zip(dims, dilation, strict=True))
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
+    for p, kk, d in zip(pad, kernel, dilation, strict=True):
         if p < 0:
             raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-        if p > ((k - 1) * d + 1) // 2:
+        if p > ((kk - 1) * d + 1) // 2:
             raise RuntimeError(
                 "pad should be at most half of effective kernel size, but got "
-                f"pad={p}, kernel_size={k} and dilation={d}"
+                f"pad={p}, kernel_size={kk} and dilation={d}"
             )
-    if any(p > k // 2 for p, k in zip(pad, kernel, strict=True)):
+    shape = input._data.shape
+    if k == 3:
+        _check_3d(input, kernel, pad, name)
+    elif any(p > kk // 2 for p, kk in zip(pad, kernel, strict=True)):
         raise RuntimeError(
             "pad should be smaller than or equal to half of kernel size, but got "
             f"padW = {pad[1]}, padH = {pad[0]}, kW = {kernel[1]}, kH = {kernel[0]}"
         )
-    shape = input._data.shape
-    if any(s == 0 for s in shape[-3:]):
+    if k == 2 and any(s == 0 for s in shape[-3:]):
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
             f"but got:{shape_list(shape)}"
         )
     out = tuple(
-        _windows.out_size(n, k, s, d, p, ceil_mode)
-        for n, k, s, d, p in zip(shape[-2:], kernel, stride, dilation, pad, strict=True)
+        _windows.out_size(n, kk, s, d, p, ceil_mode)
+        for n, kk, s, d, p in zip(shape[-k:], kernel, stride, dilation, pad, strict=True)
     )
     if any(o < 1 for o in out):
-        plane = "x".join(map(str, shape[-3:]))
+        plane = "x".join(map(str, shape[-k - 1 :]))
+        sizes = "x".join(map(str, (shape[-k - 1], *out)))
         raise RuntimeError(
-            f"Given input size: ({plane}). Calculated output size: "
-            f"({shape[-3]}x{out[0]}x{out[1]}). Output size is too small"
+            f"Given input size: ({plane}). Calculated output size: ({sizes}). "
+            "Output size is too small"
         )
     return out
+
+
+def _check_3d(input: Tensor, kernel: Ints, pad: Ints, name: str) -> None:
+    """The checks a 3-D pool makes that a 2-D one words differently."""
+    shape = input._data.shape
+    if 0 in shape[-4:]:
+        # (PyTorch's message names dimension 0 whichever is empty.)
+        raise RuntimeError(
+            f"{name}(): Expected input's non-batch dimensions to have positive length, but "
+            f"input has a shape of {shape_list(shape)} and non-batch dimension 0 has "
+            "length zero!"
+        )
+    if name == "avg_pool3d" and any(s < kk for s, kk in zip(shape[-3:], kernel, strict=True)):
+        raise RuntimeError(
+            f"input image (T: {shape[-3]} H: {shape[-2]} W: {shape[-1]}) smaller than kernel "
+            f"size (kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})"
+        )
+    if any(p > kk // 2 for p, kk in zip(pad, kernel, strict=True)):
+        raise RuntimeError(
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"kT: {kernel[0]} kW: {kernel[2]} kH: {kernel[1]} padT: {pad[0]} padW: {pad[2]} "
+            f"padH: {pad[1]}"
+        )
 
 
 def max_pool2d(
@@ -287,12 +329,16 @@ def _integer_avg_pool(
     """Integer inputs: window sums divided with truncation toward zero, as in PyTorch."""
     data = input._data
     taps, counts = [], []
-    for n, o, k, s, p in zip(data.shape[-2:], out, kernel, stride, pad, strict=True):
+    for n, o, k, s, p in zip(data.shape[-len(out) :], out, kernel, stride, pad, strict=True):
         index, inside = _taps.window_positions(n, o, k, s, p)
         taps.append(_taps.Taps(index, inside.astype(np.int64), n))
         counts.append(_taps.window_counts(n, o, k, s, p, count_include_pad))
     sums = _taps.apply(data.astype(np.int64), taps)
-    divisor = np.outer(*counts) if divisor_override is None else np.int64(divisor_override)
+    divisor = (
+        functools.reduce(np.multiply.outer, counts)
+        if divisor_override is None
+        else np.int64(divisor_override)
+    )
     quotient = np.abs(sums) // np.abs(divisor)
     signed = np.where((sums < 0) != (divisor < 0), -quotient, quotient)
     return Tensor._make(signed.astype(data.dtype))

@@ -8,6 +8,7 @@ indices like max_pool2d and shares its scatter/gather gradient pair.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -101,30 +102,41 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
-def _adaptive_max_forward(a: np.ndarray, taps: Any, **_: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The maximum of each adaptive window, and its flat index (ties/NaN as in max_pool)."""
-    size = a.shape[-2:]
-    (th, tw) = taps
-    low = _windows.lowest(a.dtype)
-    best = np.full((*a.shape[:-2], th.index.shape[1], tw.index.shape[1]), low, a.dtype)
-    first = th.index[0][:, None] * size[1] + tw.index[0][None, :]
-    where = np.broadcast_to(first, best.shape).astype(np.int64)
+def adaptive_max_forward(a: np.ndarray, taps: Any, **_: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The maximum of each adaptive window of the last `len(taps)` dims, and its flat index
+    in that plane (ties and NaN as in max_pool)."""
+    k = len(taps)
+    size = a.shape[a.ndim - k :]
+    plane = [math.prod(size[i + 1 :]) for i in range(k)]
+    out = tuple(t.index.shape[1] for t in taps)
+
+    def along(i: int, v: np.ndarray) -> np.ndarray:  # a vector over output dim i, broadcastable
+        return v.reshape([-1 if j == i else 1 for j in range(k)])
+
+    def read(offsets: tuple[int, ...]) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        """The positions the offsets' taps read, and their flat indices."""
+        at = tuple(along(i, t.index[o]) for i, (t, o) in enumerate(zip(taps, offsets, strict=True)))
+        return at, sum((p * x for p, x in zip(plane, at, strict=True)), np.zeros((1,) * k, int))
+
+    best = np.full((*a.shape[: a.ndim - k], *out), _windows.lowest(a.dtype), a.dtype)
+    where = np.broadcast_to(read((0,) * k)[1], best.shape).astype(np.int64)
     nan = a.dtype.kind == "f" and bool(np.isnan(a).any())
-    for i, j in itertools.product(range(th.index.shape[0]), range(tw.index.shape[0])):
-        rows, cols = th.index[i][:, None], tw.index[j][None, :]
-        v = a[..., rows, cols]
+    for offsets in itertools.product(*(range(t.index.shape[0]) for t in taps)):
+        at, flat = read(offsets)
+        index: tuple[Any, ...] = (Ellipsis, *at)
+        v = a[index]
         take = v > best
         if nan:
             take |= np.isnan(v)
         np.maximum(best, v, out=best)  # (arithmetic updates: see _windows.max_pool)
-        where += take * (rows * size[1] + cols - where)
+        where += take * (flat - where)
     return best, where
 
 
 _adaptive_scatter = plane_scatter("AdaptiveMaxPool2DBackward0")
 _adaptive_max_pool2d = Primitive(
     "AdaptiveMaxPool2DBackward0",
-    _adaptive_max_forward,
+    adaptive_max_forward,
     grads=(
         lambda g, n: _adaptive_scatter(g[0], indices=n.indices._data, size=n.size, unique=False),
     ),

@@ -22,6 +22,7 @@ from ..._ops.shape.padding import constant_pad
 from ..._tensor import Tensor
 from . import _taps
 from ._pool import adaptive_avg_pool1d, adaptive_avg_pool2d
+from ._pool3d import adaptive_avg_pool3d
 from ._spatial_common import shape_list
 
 __all__ = [
@@ -184,9 +185,6 @@ _upsample = {
     ("bicubic", 2): _taps.linear_pair("UpsampleBicubic2DBackward0", _INTERPOLATED),
     ("trilinear", 3): _taps.linear_pair("UpsampleTrilinear3DBackward0", _INTERPOLATED),
 }
-_adaptive_avg_pool3d = _taps.linear_pair(
-    "AdaptiveAvgPool3DBackward0", "grad / window size, spread over each window"
-)
 _LINEAR_DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 _ALL_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
@@ -329,9 +327,7 @@ def interpolate(
             return adaptive_avg_pool1d(input, out[0])
         if k == 2:
             return adaptive_avg_pool2d(input, out)
-        spatial = input._data.shape[2:]
-        taps = tuple(_taps.adaptive_taps(n, o) for n, o in zip(spatial, out, strict=True))
-        return _adaptive_avg_pool3d(input, taps=taps)
+        return adaptive_avg_pool3d(input, out)
     _check_interpolate(input, mode, out)
     spatial = input._data.shape[2:]
     taps = tuple(

@@ -26,11 +26,47 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
-from .activation_softmax import LogSoftmax, Softmax, Softmax2d, Softmin
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .distance import CosineSimilarity, PairwiseDistance
-from .flatten import Flatten, Unflatten
-from .linear import Bilinear, Identity, Linear
+from .activation_softmax import (
+    LogSoftmax,
+    Softmax,
+    Softmax2d,
+    Softmin,
+)
+from .channelshuffle import (
+    ChannelShuffle,
+)
+from .container import (
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
+from .conv import (
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
+from .distance import (
+    CosineSimilarity,
+    PairwiseDistance,
+)
+from .flatten import (
+    Flatten,
+    Unflatten,
+)
+from .fold import (
+    Fold,
+    Unfold,
+)
+from .linear import (
+    Bilinear,
+    Identity,
+    Linear,
+)
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -57,7 +93,55 @@ from .loss_margin import (
     TripletMarginLoss,
     TripletMarginWithDistanceLoss,
 )
-from .module import Module
+from .module import (
+    Module,
+)
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
+from .pixelshuffle import (
+    PixelShuffle,
+    PixelUnshuffle,
+)
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
+)
+from .upsampling import (
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ = [
     "CELU",
@@ -65,14 +149,37 @@ __all__ = [
     "GELU",
     "GLU",
     "SELU",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AvgPool3d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "Bilinear",
     "CTCLoss",
+    "ChannelShuffle",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
     "Flatten",
+    "Fold",
     "GaussianNLLLoss",
     "Hardshrink",
     "Hardsigmoid",
@@ -83,12 +190,21 @@ __all__ = [
     "Identity",
     "KLDivLoss",
     "L1Loss",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "LeakyReLU",
     "Linear",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
     "MarginRankingLoss",
+    "MaxPool1d",
+    "MaxPool2d",
+    "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
     "Mish",
     "Module",
     "ModuleDict",
@@ -102,10 +218,18 @@ __all__ = [
     "PairwiseDistance",
     "ParameterDict",
     "ParameterList",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "PoissonNLLLoss",
     "RReLU",
     "ReLU",
     "ReLU6",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
     "Sequential",
     "SiLU",
     "Sigmoid",
@@ -123,4 +247,11 @@ __all__ = [
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
     "Unflatten",
+    "Unfold",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
 ]

@@ -74,7 +74,7 @@ def _canonical_mask(
             f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type "
             "for both instead.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=2,
         )
     if not is_float:
         mask = zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))

@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from attention_compare import arrays, compare
-from nn_compare import error
 
 import chainrule
 import chainrule.nn.functional as F
+from attention_compare import arrays, compare
 from chainrule.autograd import gradcheck
+from nn_compare import error
 
 RNG_SEED = 3
 
@@ -48,7 +48,7 @@ def _mask(kind: Any, rng: np.random.Generator, shape: tuple[int, int]) -> Any:
         m[0] = False  # a row that attends to nothing: the safe softmax gives zeros
         return m
     if kind == "float":
-        return rng.standard_normal((1,) + shape)  # requires grad: it gets a gradient too
+        return rng.standard_normal((1, *shape))  # requires grad: it gets a gradient too
     return None
 
 
@@ -94,7 +94,11 @@ SDPA_ERRORS = [
     (lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(q, k.double(), v)),
     (lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(q[0, 0, 0], k, v)),
     (lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(q, k, v, m.ones(4, 6).long())),
-    (lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(q, k, v, m.ones(4, 6).double())),
+    (
+        lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(
+            q, k, v, m.ones(4, 6).double()
+        )
+    ),
     (
         lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(
             q, k, v, m.ones(4, 6).bool(), is_causal=True
@@ -107,7 +111,11 @@ SDPA_ERRORS = [
             q, k[:, :2], v[:, :2], enable_gqa=True
         )
     ),
-    (lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(q, k, v, None, 0.0, False, 1.0)),
+    (
+        lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(
+            q, k, v, None, 0.0, False, 1.0
+        )
+    ),
 ]
 SDPA_MESSAGES = [
     (
@@ -160,7 +168,10 @@ def test_sdpa_errors_match_torch(torch: Any, i: int) -> None:
 
 def test_sdpa_gradcheck() -> None:
     rng = np.random.default_rng(0)
-    q, k, v = (chainrule.tensor(a, requires_grad=True) for a in arrays(rng, (2, 3, 2), (2, 4, 2), (2, 4, 3)))
+    q, k, v = (
+        chainrule.tensor(a, requires_grad=True)
+        for a in arrays(rng, (2, 3, 2), (2, 4, 2), (2, 4, 3))
+    )
     mask = chainrule.tensor(rng.standard_normal((3, 4)), requires_grad=True)
     assert gradcheck(lambda *t: F.scaled_dot_product_attention(*t), (q, k, v, mask))
     causal = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.7)  # noqa: E731
@@ -189,7 +200,9 @@ def test_functional_mha_matches_torch(torch: Any) -> None:
         rng, (3, 2, e), (4, 2, e), (3 * e, e), (3 * e,), (e, e), (e,), (1, 1, e), (1, 1, e)
     )
 
-    def call(model: Any, query: Any, key: Any, w: Any, b: Any, wo: Any, bo: Any, bk: Any, bv: Any) -> Any:
+    def call(
+        model: Any, query: Any, key: Any, w: Any, b: Any, wo: Any, bo: Any, bk: Any, bv: Any
+    ) -> Any:
         lib = chainrule if isinstance(query, chainrule.Tensor) else torch
         return lib.nn.functional.multi_head_attention_forward(
             query, key, key, e, heads, w, b, bk, bv, True, 0.0, wo, bo, average_attn_weights=False
@@ -339,7 +352,13 @@ def test_mha_mask_type_warning() -> None:
     x = chainrule.randn(3, 1, 4)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        mha(x, x, x, key_padding_mask=chainrule.zeros(1, 3, dtype=chainrule.bool), attn_mask=chainrule.zeros(3, 3))
+        mha(
+            x,
+            x,
+            x,
+            key_padding_mask=chainrule.zeros(1, 3, dtype=chainrule.bool),
+            attn_mask=chainrule.zeros(3, 3),
+        )
     assert [str(w.message) for w in caught] == [
         "Support for mismatched key_padding_mask and attn_mask is deprecated. Use same type for "
         "both instead."
@@ -349,23 +368,37 @@ def test_mha_mask_type_warning() -> None:
 MHA_ERRORS = [
     lambda m: m.nn.MultiheadAttention(0, 2),
     lambda m: m.nn.MultiheadAttention(5, 2),
-    lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), is_causal=True),
+    lambda m: m.nn.MultiheadAttention(4, 2)(
+        m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), is_causal=True
+    ),
     lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(2, 1, 4)),
     lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 1, 4), m.zeros(3, 4), m.zeros(3, 4)),
-    lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), attn_mask=m.zeros(2, 3)),
-    lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), attn_mask=m.zeros(3, 3).long()),
-    lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), key_padding_mask=m.zeros(2, 3)),
+    lambda m: m.nn.MultiheadAttention(4, 2)(
+        m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), attn_mask=m.zeros(2, 3)
+    ),
+    lambda m: m.nn.MultiheadAttention(4, 2)(
+        m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), attn_mask=m.zeros(3, 3).long()
+    ),
+    lambda m: m.nn.MultiheadAttention(4, 2)(
+        m.zeros(3, 1, 4), m.zeros(3, 1, 4), m.zeros(3, 1, 4), key_padding_mask=m.zeros(2, 3)
+    ),
     lambda m: m.nn.MultiheadAttention(4, 2)(m.zeros(3, 1, 5), m.zeros(3, 1, 5), m.zeros(3, 1, 5)),
 ]
 MHA_MESSAGES = [
-    ("ValueError", "embed_dim and num_heads must be greater than 0, got embed_dim=0 and num_heads=2 instead"),
+    (
+        "ValueError",
+        "embed_dim and num_heads must be greater than 0, got embed_dim=0 and num_heads=2 instead",
+    ),
     ("AssertionError", "embed_dim must be divisible by num_heads"),
     (
         "RuntimeError",
         "Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
         "method `generate_square_subsequent_mask` to create this mask.",
     ),
-    ("AssertionError", "key shape torch.Size([3, 1, 4]) does not match value shape torch.Size([2, 1, 4])"),
+    (
+        "AssertionError",
+        "key shape torch.Size([3, 1, 4]) does not match value shape torch.Size([2, 1, 4])",
+    ),
     (
         "AssertionError",
         "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found 2-D and 2-D "
@@ -396,7 +429,10 @@ def test_mha_gradcheck_and_weights_sum_to_one() -> None:
     chainrule.manual_seed(0)
     mha = chainrule.nn.MultiheadAttention(4, 2, add_bias_kv=True, kdim=3, vdim=2).double()
     rng = np.random.default_rng(0)
-    q, k, v = (chainrule.tensor(a, requires_grad=True) for a in arrays(rng, (2, 1, 4), (3, 1, 3), (3, 1, 2)))
+    q, k, v = (
+        chainrule.tensor(a, requires_grad=True)
+        for a in arrays(rng, (2, 1, 4), (3, 1, 3), (3, 1, 2))
+    )
     assert gradcheck(lambda q, k, v: mha(q, k, v)[0], (q, k, v))
     _, weights = mha(q, k, v, average_attn_weights=False)
     assert weights.shape == (1, 2, 2, 4)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
+
 import numpy as np
 
 from ... import _dtype

@@ -20,7 +20,6 @@ __all__ = ["Dropout", "LayerNorm"]
 class Dropout(Module):
     """Zeroes each element with probability p in training, scaling the rest by 1 / (1 - p)."""
 
-    __constants__ = ["p", "inplace"]
     p: float
     inplace: bool
 
@@ -41,7 +40,6 @@ class Dropout(Module):
 class LayerNorm(Module):
     """Normalises over the last dims (`normalized_shape`), then scales and shifts."""
 
-    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
     normalized_shape: tuple[int, ...]
     eps: float
     elementwise_affine: bool

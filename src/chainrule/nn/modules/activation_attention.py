@@ -29,7 +29,6 @@ class MultiheadAttention(Module):
     through `out_proj`.
     """
 
-    __constants__ = ["batch_first"]
     bias_k: Parameter | None
     bias_v: Parameter | None
     in_proj_weight: Parameter | None

@@ -70,8 +70,6 @@ def _left_aligned(kept: Tensor) -> bool:
 class TransformerEncoder(Module):
     """`num_layers` copies of an encoder layer, then `norm` if given."""
 
-    __constants__ = ["norm"]
-
     def __init__(
         self,
         encoder_layer: TransformerEncoderLayer,
@@ -159,8 +157,6 @@ class TransformerEncoder(Module):
 
 class TransformerDecoder(Module):
     """`num_layers` copies of a decoder layer, then `norm` if given."""
-
-    __constants__ = ["norm"]
 
     def __init__(
         self, decoder_layer: TransformerDecoderLayer, num_layers: int, norm: Module | None = None

@@ -15,7 +15,7 @@ from ... import _dtype
 from ..._creation import full
 from ..._tensor import Tensor
 from .. import functional as F
-from .. import init
+from ..functional._activation_smooth import gelu
 from ..functional._attention import _canonical_mask, _none_or_dtype
 from ._transformer_parts import Dropout, LayerNorm
 from .activation_attention import MultiheadAttention
@@ -56,7 +56,7 @@ def _get_activation_fn(activation: str) -> Callable[[Tensor], Tensor]:
     if activation == "relu":
         return F.relu
     if activation == "gelu":
-        return F.gelu
+        return gelu
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
@@ -71,8 +71,6 @@ def _get_clones(module: Module, n: int) -> ModuleList:
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block, each with dropout, a residual connection
     and a LayerNorm (after the residual sum, or before the block with `norm_first`)."""
-
-    __constants__ = ["norm_first"]
 
     def __init__(
         self,
@@ -104,7 +102,7 @@ class TransformerEncoderLayer(Module):
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         # Which activation PyTorch's fused kernel would run (1 relu, 2 gelu, 0 neither).
-        self.activation_relu_or_gelu = 1 if activation is F.relu else 2 if activation is F.gelu else 0
+        self.activation_relu_or_gelu = 1 if activation is F.relu else 2 if activation is gelu else 0
         self.activation = activation
 
     def forward(
@@ -157,8 +155,6 @@ class TransformerEncoderLayer(Module):
 class TransformerDecoderLayer(Module):
     """Self-attention, attention over the encoder's output (memory), then a feed-forward
     block, each with dropout, a residual connection and a LayerNorm."""
-
-    __constants__ = ["norm_first"]
 
     def __init__(
         self,
@@ -218,9 +214,7 @@ class TransformerDecoderLayer(Module):
             x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
             x = self.norm2(
                 x
-                + self._mha_block(
-                    x, memory, memory_mask, memory_key_padding_mask, memory_is_causal
-                )
+                + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)
             )
             x = self.norm3(x + self._ff_block(x))
         return x

@@ -38,6 +38,9 @@ SDPA_CASES = {
     "float_mask": ((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7), "float", {}),
     "broadcast_heads": ((2, 3, 4, 5), (2, 1, 6, 5), (2, 1, 6, 7), None, {}),
     "gqa": ((2, 6, 4, 5), (2, 2, 6, 5), (2, 3, 6, 7), None, {"enable_gqa": True}),
+    # Equal head dims, 4-D, no dropout: torch runs its fused CPU kernel (one node,
+    # ScaledDotProductFlashAttentionForCpuBackward0); the values agree within rounding.
+    "fused_in_torch": ((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 5), "bool", {}),
 }
 
 

@@ -314,3 +314,14 @@ def test_gradcheck_tiny_layers() -> None:
         ),
         (tgt, src),
     )
+
+
+def test_float64_factory_kwargs_init_matches_torch(torch: Any) -> None:
+    """dtype= reaches every parameter, and float64 draws are torch's too."""
+    build = quiet(lambda m: m.nn.Transformer(D, HEADS, 1, 1, FF, dtype=m.float64))
+    for m in (torch, chainrule):
+        m.manual_seed(3)
+    t, c = build(torch), build(chainrule)
+    for (tn, tp), (cn, cp) in zip(t.named_parameters(), c.named_parameters(), strict=True):
+        assert cn == tn and cp.dtype == chainrule.float64
+        np.testing.assert_array_equal(cp.detach().numpy(), tp.detach().numpy(), err_msg=tn)

@@ -53,6 +53,12 @@ def elu(x: np.ndarray, alpha: float = 1.0, scale: float = 1.0, input_scale: floa
 SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
 
 
+def attention(q: Any, k: Any, v: Any, mask: Any = 0.0, scale: float | None = None) -> Any:
+    """softmax(q kᵀ * scale + mask) v, the scale 1/sqrt(E) unless given."""
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    return softmax(q @ np.swapaxes(k, -1, -2) * scale + mask, -1) @ v
+
+
 def channels(w: np.ndarray, x: np.ndarray) -> np.ndarray:
     """A per-channel weight shaped to broadcast along dim 1 of x."""
     return w.reshape(-1, *[1] * (x.ndim - 2)) if x.ndim > 1 else w
@@ -320,6 +326,19 @@ OPS: tuple[Op, ...] = (
        lambda a, b, w: np.einsum("...i,oij,...j->...o", a, w, b),
        (((4, 3), (4, 2), (5, 3, 2)),),
        name_differs=("SumBackward1", "composed of matmul and sum; PyTorch calls _trilinear")),
+    Op("F_scaled_dot_product_attention",
+       lambda q, k, v: F(q).scaled_dot_product_attention(q, k, v),
+       lambda q, k, v: attention(q, k, v),
+       (((2, 3, 4), (2, 5, 4), (2, 5, 3)), ((4, 2), (3, 2), (3, 5)),
+        ((1, 2, 2, 3), (1, 2, 4, 3), (1, 1, 4, 2)))),
+    Op("F_scaled_dot_product_attention_mask",
+       lambda q, k, v, m: F(q).scaled_dot_product_attention(q, k, v, m, scale=0.4),
+       lambda q, k, v, m: attention(q, k, v, m, scale=0.4),
+       (((2, 3, 4), (2, 5, 4), (2, 5, 3), (3, 5)),)),
+    Op("F_scaled_dot_product_attention_causal",
+       lambda q, k, v: F(q).scaled_dot_product_attention(q, k, v, is_causal=True),
+       lambda q, k, v: attention(q, k, v, np.triu(np.full((3, 4), -np.inf), 1)),
+       (((2, 3, 4), (2, 4, 4), (2, 4, 3)),)),
     Op("F_embedding", lambda w: F(w).embedding(tensor(w, IDX, False), w), lambda w: w[IDX],
        (((4, 3),),)),
     Op("F_dropout_eval", lambda x: F(x).dropout(x, 0.5, training=False), lambda x: x, U23),

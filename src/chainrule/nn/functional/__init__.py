@@ -1,11 +1,13 @@
-"""`chainrule.nn.functional`: activations, losses, convolutions, pooling, normalisation."""
+"""`chainrule.nn.functional`: activations, attention, losses, convolutions, pooling,
+normalisation."""
 
 from ._activation import *  # noqa: F403
-
-# The families' sub-files, named too so that type checkers see every function.
 from ._activation_rrelu import *  # noqa: F403
 from ._activation_smooth import *  # noqa: F403
 from ._activation_softmax import *  # noqa: F403
+from ._attention import *  # noqa: F403
+from ._attention import _canonical_mask as _canonical_mask
+from ._attention import _none_or_dtype as _none_or_dtype
 from ._channel_shuffle import *  # noqa: F403
 from ._conv import *  # noqa: F403
 from ._distance import *  # noqa: F403
@@ -17,6 +19,10 @@ from ._loss_ctc import *  # noqa: F403
 from ._loss_margin import *  # noqa: F403
 from ._loss_multi_margin import *  # noqa: F403
 from ._loss_nll import *  # noqa: F403
+from ._multi_head_attention import *  # noqa: F403
+from ._multi_head_attention import _in_projection as _in_projection
+from ._multi_head_attention import _in_projection_packed as _in_projection_packed
+from ._multi_head_attention import _mha_shape_check as _mha_shape_check
 from ._norm import *  # noqa: F403
 from ._pool import *  # noqa: F403
 from ._pool3d import *  # noqa: F403

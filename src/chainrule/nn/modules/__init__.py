@@ -26,6 +26,10 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .activation_attention import (
+    MultiheadAttention,
+    NonDynamicallyQuantizableLinear,
+)
 from .activation_softmax import (
     LogSoftmax,
     Softmax,
@@ -137,6 +141,13 @@ from .pooling import (
     MaxUnpool2d,
     MaxUnpool3d,
 )
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .upsampling import (
     Upsample,
     UpsamplingBilinear2d,
@@ -212,8 +223,10 @@ __all__ = [
     "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
     "MultiMarginLoss",
+    "MultiheadAttention",
     "NLLLoss",
     "NLLLoss2d",
+    "NonDynamicallyQuantizableLinear",
     "PReLU",
     "PairwiseDistance",
     "ParameterDict",
@@ -244,6 +257,11 @@ __all__ = [
     "Tanh",
     "Tanhshrink",
     "Threshold",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
     "Unflatten",

@@ -26,11 +26,6 @@ import chainrule as torch
 from chainrule import nn, optim
 from chainrule.utils.data import DataLoader, TensorDataset, random_split
 
-try:
-    from chainrule import viz
-except ImportError:  # under PyTorch, which has no chainrule.viz
-    viz = None
-
 
 def make_loaders(batch_size: int) -> tuple[DataLoader, DataLoader]:
     digits = load_digits()
@@ -100,8 +95,10 @@ def main() -> None:
 
 def draw_graph(model: nn.Module, loss_fn: nn.Module, loader: DataLoader, path: Path) -> None:
     """The backward graph of one step, each layer a box (chainrule only)."""
-    if viz is None:
-        return
+    if torch.__name__ != "chainrule":
+        return  # run under PyTorch: there is no chainrule.viz to draw with
+    from chainrule import viz
+
     images, labels = next(iter(loader))
     loss = loss_fn(model(images), labels)
     viz.to_html(loss, path, names={"loss": loss})

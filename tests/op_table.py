@@ -70,6 +70,7 @@ class Op:
     gc_eps: float = 1e-6  # gradcheck / gradgradcheck settings (float64)
     gc_atol: float = 1e-5
     second_order: bool = True  # False: no gradgradcheck (say why in `note`)
+    forward_ad: bool = True  # False: forward mode raises NotImplementedError, as in PyTorch
     hypothesis: str | None = None  # "unary" or "binary": shapes drawn by hypothesis
     # (chainrule's grad_fn name, why it differs from torch's) when it deliberately does.
     name_differs: tuple[str, str] | None = None

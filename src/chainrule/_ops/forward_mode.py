@@ -7,7 +7,7 @@ kept in `chainrule._autograd.tangents`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -188,3 +188,18 @@ class Primals:
         if name in prim.outputs:
             return self._results[prim.outputs.index(name)]
         raise AttributeError(f"'{prim.name}' has no attribute '{name}'")
+
+
+def unsupported(op: str) -> Callable[..., Any]:
+    """A tangent rule for an op PyTorch has no forward mode for: its NotImplementedError."""
+
+    def refuse(tangents: Any, primals: Any) -> Any:
+        raise NotImplementedError(
+            f"Trying to use forward AD with {op} that does not support it because it has not "
+            "been implemented yet.\nPlease file an issue to PyTorch at "
+            "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
+            "that we can prioritize its implementation or submit a PR adding the "
+            "implementation to derivatives.yaml"
+        )
+
+    return refuse

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..._dtype import scalar_name
+from ..._ops.forward_mode import unsupported
 from ..._ops.primitive import Primitive
 from ..._ops.quiet import quiet
 from ..._tensor import Tensor
@@ -105,6 +106,7 @@ _multi_margin = Primitive(
     "MultiMarginLossBackward0",
     _multi_margin_forward,
     grads=(lambda g, n: _multi_margin_backward(g, n.self, **n._params),),
+    tangent=unsupported("multi_margin_loss"),
     formulas=("grad · ∂ Σ max(0, margin - self[target] + self[i])^p / C",),
 )
 
@@ -207,6 +209,7 @@ _multilabel = Primitive(
     "MultilabelMarginLossBackward0",
     _multilabel_forward,
     grads=(lambda g, n: _multilabel_backward(g, n.self, **n._params),),
+    tangent=unsupported("multilabel_margin_loss_forward"),
     formulas=("grad · ∂ Σ max(0, 1 - self[j] + self[i]) / C, j targets, i not",),
 )
 

@@ -168,11 +168,11 @@ def batch_norm(
     if (running_mean is None) != (running_var is None) and training:
         raise ValueError("running_mean and running_var must either both be None or neither be None")
     channels = input._data.shape[1] if input.ndim > 1 else 0
-    for name, t in (
-        ("weight", weight),
-        ("bias", bias),
+    for name, t in (  # (PyTorch's order of checks)
         ("running_mean", running_mean),
         ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
     ):
         _check_param(name, t, channels, input)
     if input._data.dtype.kind != "f":
@@ -285,8 +285,9 @@ def instance_norm(
             return None
         return t.reshape(1, t.numel()).expand(n, t.numel()).reshape(n * t.numel())
 
+    # (a copy: with one sample the repeat is a read-only view of the buffer)
     stats = [
-        repeat(t.detach().clone()) if t is not None else None for t in (running_mean, running_var)
+        repeat(t.detach()).clone() if t is not None else None for t in (running_mean, running_var)
     ]
     out = batch_norm(
         x, stats[0], stats[1], repeat(weight), repeat(bias), use_input_stats, momentum, eps

@@ -63,6 +63,8 @@ def _weight_grad(g: Tensor, n: Any) -> Tensor:
             g * filled,
         )
     rows = _element_grads(g, n)
+    if n.mode == "mean":  # (divided by the bag's size, as PyTorch does, not times 1/size)
+        rows = rows / Tensor._make(np.maximum(n.counts, 1)[np.maximum(n.bags, 0), None])
     if n.per_sample_weights is not None:
         rows = rows * n.per_sample_weights.unsqueeze(1)
     return _embedding_backward(rows, indices=n.indices, scale=n.scale, num_weights=n.num_weights)
@@ -90,9 +92,10 @@ _embedding_bag = OptionalInputs(
 
 def _check_offsets(offsets: np.ndarray, length: int) -> None:
     if offsets.size and offsets[0] != 0:
+        # (PyTorch's text ends with the offset printed as a C++ tensor)
         raise RuntimeError(
             "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
-            f"from position 0. However, got {offsets[0]}"
+            f"from position 0. However, got {offsets[0]}\n[ {legacy_type_name(offsets)}{{}} ]"
         )
     if offsets.size and offsets[-1] > length:
         raise RuntimeError(
@@ -102,11 +105,10 @@ def _check_offsets(offsets: np.ndarray, length: int) -> None:
 
 
 def _bag_of_each_index(offsets: np.ndarray, length: int, include_last_offset: bool) -> np.ndarray:
-    """The bag each position of the input falls in (-1 past the last offset)."""
-    bags = np.searchsorted(offsets, np.arange(length), side="right") - 1
-    if include_last_offset:
-        bags[bags >= offsets.size - 1] = -1
-    return bags
+    """The bag each position of the input falls in; the last bag runs to the input's end
+    (with `include_last_offset` too, as PyTorch's CPU kernel reads it)."""
+    starts = offsets[:-1] if include_last_offset else offsets
+    return np.searchsorted(starts, np.arange(length), side="right") - 1
 
 
 def _max_rows(
@@ -159,10 +161,11 @@ def embedding_bag(
         )
     if input.dim() == 2:
         if offsets is not None:
+            type_name = "<class 'torch.Tensor'>" if isinstance(offsets, Tensor) else type(offsets)
             raise ValueError(
                 "if input is 2D, then offsets has to be None, as input is treated is a "
                 "mini-batch of fixed length sequences. However, found offsets of type "
-                f"{type(offsets)}".replace("chainrule", "torch")
+                f"{type_name}"
             )
         offset_data = np.arange(0, input.numel(), max(input.size(1), 1), dtype=np.int64)
         include_last_offset = False
@@ -174,7 +177,7 @@ def embedding_bag(
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.dim() != 1:
             raise ValueError("offsets has to be a 1D Tensor")
-        offset_data = offsets._data.astype(np.int64)
+        offset_data = offsets._data
     else:
         raise ValueError(
             f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}"
@@ -218,7 +221,15 @@ def _bag(
 ) -> Tensor:
     """The native op: the checks on indices and offsets, then the one node."""
     num_weights = weight.shape[0]
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have the same type as tensor for "
+            f"argument #1 'per_sample_weights'; but type {legacy_type_name(weight._data)} does "
+            f"not equal {legacy_type_name(per_sample_weights._data)} (while checking arguments "
+            "for embedding_bag)"
+        )
     _check_offsets(offsets, idx.size)
+    offsets = offsets.astype(np.int64)
     bad = np.nonzero((idx < 0) | (idx >= num_weights))[0]
     if bad.size:
         raise RuntimeError(
@@ -236,10 +247,8 @@ def _bag(
     bags = _bag_of_each_index(offsets, idx.size, include_last_offset)
     skip = (idx == padding_idx) | (bags < 0)
     counts = np.bincount(bags[~skip], minlength=num_bags)[:num_bags]
-    # Each index's share of its bag's gradient: 0 if skipped, 1/size in a mean, 1/frequency.
+    # Each index's share of its bag's gradient: 0 if skipped, else 1 (or 1/frequency).
     scale = np.where(skip, 0.0, 1.0).astype(weight._data.dtype)
-    if mode == "mean":
-        scale[~skip] /= counts[bags[~skip]]
     if scale_grad_by_freq:
         freq = np.bincount(idx, minlength=num_weights)
         scale /= freq[idx]

@@ -285,10 +285,8 @@ def instance_norm(
             return None
         return t.reshape(1, t.numel()).expand(n, t.numel()).reshape(n * t.numel())
 
-    # (a copy: with one sample the repeat is a read-only view of the buffer)
-    stats = [
-        repeat(t.detach()).clone() if t is not None else None for t in (running_mean, running_var)
-    ]
+    # (copies: with one sample a repeat is a read-only view of the buffer)
+    stats = [None if t is None else t.detach().repeat(n) for t in (running_mean, running_var)]
     out = batch_norm(
         x, stats[0], stats[1], repeat(weight), repeat(bias), use_input_stats, momentum, eps
     )

@@ -193,6 +193,7 @@ W3 = np.array([0.2, 1.0, 0.7])
 SIGNS4 = np.array([1.0, -1.0, 1.0, -1.0])
 SIGNS43 = np.array([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]])
 IDX = np.array([[0, 2], [2, 3]])  # embedding lookups into 4 rows
+BAG_OFFSETS = np.array([0, 1])  # two bags of IDX.ravel(): one index, then three
 
 # --- domains ------------------------------------------------------------------------------
 
@@ -341,6 +342,13 @@ OPS: tuple[Op, ...] = (
        (((2, 3, 4), (2, 4, 4), (2, 4, 3)),)),
     Op("F_embedding", lambda w: F(w).embedding(tensor(w, IDX, False), w), lambda w: w[IDX],
        (((4, 3),),)),
+    Op("F_embedding_bag_sum",
+       lambda w: F(w).embedding_bag(tensor(w, IDX.ravel(), False), w, tensor(w, BAG_OFFSETS, False),
+                                    mode="sum"),
+       lambda w: np.stack([w[IDX.ravel()[:1]].sum(0), w[IDX.ravel()[1:]].sum(0)]), (((4, 3),),)),
+    Op("F_embedding_bag_mean",
+       lambda w: F(w).embedding_bag(tensor(w, IDX, False), w),
+       lambda w: w[IDX].mean(1), (((4, 3),),)),
     Op("F_dropout_eval", lambda x: F(x).dropout(x, 0.5, training=False), lambda x: x, U23),
     Op("F_cosine_similarity", lambda a, b: F(a).cosine_similarity(a, b), cos_sim,
        (((4, 3), (4, 3)), ((4, 3), (1, 3)))),

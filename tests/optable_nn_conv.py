@@ -251,6 +251,17 @@ def group_norm_ref(x: np.ndarray, groups: int, w: np.ndarray, b: np.ndarray) -> 
     return y * per_channel(w, x) + per_channel(b, x)
 
 
+def local_response_norm_ref(x: np.ndarray, size: int, alpha: float, beta: float, k: float) -> Any:
+    """x / (k + alpha * mean of x² over the channels c - size//2 .. c + (size-1)//2) ** beta."""
+    c = x.shape[1]
+    div = np.zeros_like(x)
+    for ch in range(c):
+        lo, hi = ch - size // 2, ch + (size - 1) // 2
+        window = [j for j in range(lo, hi + 1) if 0 <= j < c]
+        div[:, ch] = (x[:, window] ** 2).sum(1) / size
+    return x / (k + alpha * div) ** beta
+
+
 def pixel_shuffle_ref(x: np.ndarray, r: int) -> Any:
     *lead, c, h, w = x.shape
     y = np.zeros((*lead, c // (r * r), h * r, w * r))
@@ -386,6 +397,14 @@ OPS: tuple[Op, ...] = (
     Op("F_instance_norm", lambda x, w, b: F(x).instance_norm(x, weight=w, bias=b),
        lambda x, w, b: normalize_ref(x, (2, 3)) * per_channel(w, x) + per_channel(b, x),
        (((2, 3, 2, 3), (3,), (3,)),)),
+    Op("F_rms_norm", lambda x, w: F(x).rms_norm(x, (2, 3), w, eps=1e-3),
+       lambda x, w: x / np.sqrt((x * x).mean((-2, -1), keepdims=True) + 1e-3) * w,
+       (((3, 2, 3), (2, 3)),)),
+    Op("F_rms_norm_plain", lambda x: F(x).rms_norm(x, [4]),
+       lambda x: x / np.sqrt((x * x).mean(-1, keepdims=True) + np.finfo(x.dtype).eps),
+       (((3, 4),),)),
+    Op("F_local_response_norm", lambda x: F(x).local_response_norm(x, 3, alpha=0.5, k=2.0),
+       lambda x: local_response_norm_ref(x, 3, 0.5, 0.75, 2.0), (((2, 5, 3),), ((2, 4, 2, 3),))),
     # padding
     Op("F_pad_constant", lambda x: F(x).pad(x, (1, 2, 0, 1), value=0.5),
        lambda x: np.pad(x, [*_lead(x, 2), (0, 1), (1, 2)], constant_values=0.5),

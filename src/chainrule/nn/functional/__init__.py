@@ -13,6 +13,7 @@ from ._conv import *  # noqa: F403
 from ._distance import *  # noqa: F403
 from ._dropout import *  # noqa: F403
 from ._embedding import *  # noqa: F403
+from ._embedding_bag import *  # noqa: F403
 from ._linear import *  # noqa: F403
 from ._loss import *  # noqa: F403
 from ._loss_ctc import *  # noqa: F403
@@ -24,6 +25,7 @@ from ._multi_head_attention import _in_projection as _in_projection
 from ._multi_head_attention import _in_projection_packed as _in_projection_packed
 from ._multi_head_attention import _mha_shape_check as _mha_shape_check
 from ._norm import *  # noqa: F403
+from ._norm_composed import *  # noqa: F403
 from ._pool import *  # noqa: F403
 from ._pool3d import *  # noqa: F403
 from ._pool_lp import *  # noqa: F403

@@ -71,11 +71,15 @@ def _feature_dropout(
 ) -> Tensor:
     """Whole channels (dim 1, or dim 0 without a batch dim) zeroed together."""
     _check_p(p)
+    if not batched and not inplace:
+        # Without a batch dim PyTorch adds one, drops channels, and takes it away again
+        # (so even in evaluation the result is a new tensor, through UnsqueezeBackward0
+        # and SqueezeBackward1).
+        return _feature_dropout(input.unsqueeze(0), p, training, inplace, True).squeeze(0)
     if not training or p == 0:
         return input
     if batched:
         return _apply_mask(input, _keep_mask(input, p, feature=True), inplace)
-    # Without a batch dim PyTorch adds one, drops channels, and takes it away again.
     mask = _keep_mask(input.unsqueeze(0), p, feature=True).squeeze(0)
     return _apply_mask(input, mask, inplace)
 
@@ -132,7 +136,7 @@ def dropout3d(
     """Channel-wise dropout of (N, C, D, H, W) or (C, D, H, W) inputs."""
     if input.ndim not in (4, 5):
         _deprecated_rank("dropout3d", input.ndim, 3)
-    return _feature_dropout(input, p, training, inplace, batched=input.ndim != 4)
+    return _feature_dropout(input, p, training, inplace, batched=input.ndim == 5)
 
 
 # --- alpha dropout ------------------------------------------------------------------------

@@ -89,8 +89,10 @@ def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type
     """Scale the looked-up rows of weight, in place, to norms of at most max_norm."""
     rows = np.unique(indices)
     w = weight._data
-    norms = np.linalg.norm(w[rows], ord=norm_type, axis=1)
-    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    # PyTorch's row norms: the 2-norm as if in float64 then rounded, others in the dtype.
+    picked = w[rows].astype(np.float64) if norm_type == 2 else w[rows]
+    norms = np.linalg.norm(picked, ord=norm_type, axis=1).astype(w.dtype).astype(np.float64)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)  # (in float64)
     w[rows] *= scale[:, None].astype(w.dtype)
     weight._version_counter.value += 1
 

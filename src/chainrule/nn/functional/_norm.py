@@ -168,11 +168,11 @@ def batch_norm(
     if (running_mean is None) != (running_var is None) and training:
         raise ValueError("running_mean and running_var must either both be None or neither be None")
     channels = input._data.shape[1] if input.ndim > 1 else 0
-    for name, t in (
-        ("weight", weight),
-        ("bias", bias),
+    for name, t in (  # (PyTorch's order of checks)
         ("running_mean", running_mean),
         ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
     ):
         _check_param(name, t, channels, input)
     if input._data.dtype.kind != "f":
@@ -192,7 +192,7 @@ def batch_norm(
             mean=Tensor._make(running_mean._data.copy()),
             invstd=Tensor._make(invstd.astype(input._data.dtype)),
         )
-    if running_mean is not None and running_var is not None:
+    if running_mean is not None and running_var is not None and input._data.size:
         _update_running(input._data, running_mean, running_var, momentum, eps)
     return _batch_norm(input, weight, bias, eps=eps, training=True)
 
@@ -200,14 +200,52 @@ def batch_norm(
 def _update_running(
     x: np.ndarray, running_mean: Tensor, running_var: Tensor, momentum: float, eps: float
 ) -> None:
-    """Move the running statistics towards the batch's (unbiased variance), in place."""
-    dims = _channel_dims(x.ndim)
-    mean, var, _ = _moments(x, dims, eps)
+    """Move the running statistics towards the batch's (unbiased variance), in place.
+
+    The arithmetic is PyTorch's CPU kernel's, step for step, so the buffers match it
+    to the bit: the momentum in the input's dtype, the variance sum kept in that
+    dtype, and the new running variance summed in float64.
+    """
+    dt = x.dtype.type
     count = x.size // max(x.shape[1], 1)
-    unbiased = var.reshape(-1) * (count / (count - 1)) if count > 1 else var.reshape(-1)
+    mean, var_sum = _batch_sums(x)
+    m = dt(momentum)
+    keep = dt(1) - m
+    unbiased = var_sum / dt(count - 1)  # (PyTorch divides by zero for a single value, too)
     rm, rv = running_mean._data, running_var._data
-    rm[...] = ((1 - momentum) * rm + momentum * mean.reshape(-1)).reshape(rm.shape)
-    rv[...] = ((1 - momentum) * rv + momentum * unbiased).reshape(rv.shape)
+    rm[...] = (m * mean + keep * rm.reshape(-1)).reshape(rm.shape)
+    new_var = np.float64(m) * unbiased.astype(np.float64) + (keep * rv.reshape(-1)).astype(
+        np.float64
+    )
+    rv[...] = new_var.astype(rv.dtype).reshape(rv.shape)
+
+
+@quietly  # (no values: nan, quietly)
+def _batch_sums(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per channel: the mean and the sum of squared deviations, summed in PyTorch's order.
+
+    With spatial dims, each channel is summed element by element in float64; without
+    (one value per sample and channel), row by row in the input's dtype, each squared
+    deviation fused into the sum (one rounding), as PyTorch's vectorised kernel does
+    on one thread.
+    """
+    dt = x.dtype.type
+    channels = x.shape[1]
+    count = x.size // max(channels, 1)
+    if x.size == x.shape[0] * channels:
+        rows = x.reshape(-1, channels)
+        mean = (np.cumsum(rows, 0)[-1].astype(np.float64) / count).astype(dt)
+        # float64 holds a float32 product exactly; long double stands in for float64's fma.
+        wide = np.float64 if dt is np.float32 else np.longdouble
+        var_sum = np.zeros(channels, dt)
+        for row in rows - mean:
+            var_sum = (row.astype(wide) * row + var_sum).astype(dt)
+        return mean, var_sum
+    per_channel = np.moveaxis(x, 1, 0).reshape(channels, -1)
+    mean = (np.cumsum(per_channel.astype(np.float64), 1)[:, -1] / count).astype(dt)
+    centred = per_channel - mean[:, None]
+    var_sum = np.cumsum((centred * centred).astype(np.float64), 1)[:, -1].astype(dt)
+    return mean, var_sum
 
 
 # --- instance norm ------------------------------------------------------------------------
@@ -247,9 +285,8 @@ def instance_norm(
             return None
         return t.reshape(1, t.numel()).expand(n, t.numel()).reshape(n * t.numel())
 
-    stats = [
-        repeat(t.detach().clone()) if t is not None else None for t in (running_mean, running_var)
-    ]
+    # (copies: with one sample a repeat is a read-only view of the buffer)
+    stats = [None if t is None else t.detach().repeat(n) for t in (running_mean, running_var)]
     out = batch_norm(
         x, stats[0], stats[1], repeat(weight), repeat(bias), use_input_stats, momentum, eps
     )

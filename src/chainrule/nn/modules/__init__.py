@@ -36,6 +36,11 @@ from .activation_softmax import (
     Softmax2d,
     Softmin,
 )
+from .batchnorm import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+)
 from .channelshuffle import (
     ChannelShuffle,
 )
@@ -58,6 +63,14 @@ from .distance import (
     CosineSimilarity,
     PairwiseDistance,
 )
+from .dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from .flatten import (
     Flatten,
     Unflatten,
@@ -65,6 +78,11 @@ from .flatten import (
 from .fold import (
     Fold,
     Unfold,
+)
+from .instancenorm import (
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
 )
 from .linear import (
     Bilinear,
@@ -99,6 +117,12 @@ from .loss_margin import (
 )
 from .module import (
     Module,
+)
+from .normalization import (
+    GroupNorm,
+    LayerNorm,
+    LocalResponseNorm,
+    RMSNorm,
 )
 from .padding import (
     CircularPad1d,
@@ -141,6 +165,10 @@ from .pooling import (
     MaxUnpool2d,
     MaxUnpool3d,
 )
+from .sparse import (
+    Embedding,
+    EmbeddingBag,
+)
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -166,11 +194,15 @@ __all__ = [
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
+    "AlphaDropout",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
     "BCELoss",
     "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
     "Bilinear",
     "CTCLoss",
     "ChannelShuffle",
@@ -189,9 +221,17 @@ __all__ = [
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
+    "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "Embedding",
+    "EmbeddingBag",
+    "FeatureAlphaDropout",
     "Flatten",
     "Fold",
     "GaussianNLLLoss",
+    "GroupNorm",
     "Hardshrink",
     "Hardsigmoid",
     "Hardswish",
@@ -199,13 +239,18 @@ __all__ = [
     "HingeEmbeddingLoss",
     "HuberLoss",
     "Identity",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
+    "LayerNorm",
     "LeakyReLU",
     "Linear",
+    "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
@@ -234,6 +279,7 @@ __all__ = [
     "PixelShuffle",
     "PixelUnshuffle",
     "PoissonNLLLoss",
+    "RMSNorm",
     "RReLU",
     "ReLU",
     "ReLU6",

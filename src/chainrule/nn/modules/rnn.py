@@ -16,8 +16,8 @@ from ..._creation import empty, zeros
 from ..._ops.shape.views import stack
 from ..._tensor import Tensor
 from .. import init
+from .._packed_sequence import PackedSequence
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence
 from ._rnn_steps import STEPS, CellWeights, run_layers
 from .module import Module
 

@@ -18,7 +18,7 @@ from .._creation import arange, as_tensor, tensor
 from .._ops.broadcasting import broadcast_error
 from .._ops.primitive import Primitive
 from .._ops.reduction.sorting import sort
-from .._ops.shape.views import cat, stack
+from .._ops.shape.views import cat
 from .._tensor import Tensor
 
 __all__ = [
@@ -228,16 +228,12 @@ def pad_packed_sequence(
             )
         steps = total_length
     batch = int(batch_sizes[0]) if batch_sizes.size else 0
-    # Each padded slot (t, b) reads its packed row, or one extra row of padding.
-    pad_row = data._data.shape[0]
-    rows = np.full((steps, batch), pad_row, dtype=np.int64)
+    # Filled with padding, then each step's rows copied in (PyTorch's CopySlices graph).
+    padded = data.new_full((steps, batch, *data._data.shape[1:]), padding_value)
     offset = 0
-    for t, n in enumerate(batch_sizes):
-        rows[t, :n] = np.arange(offset, offset + n)
-        offset += n
-    filler = data.new_full((1, *data._data.shape[1:]), padding_value)
-    padded = cat([data, filler]).index_select(0, tensor(rows.reshape(-1)))
-    padded = padded.reshape(steps, batch, *data._data.shape[1:])
+    for t, size in enumerate(batch_sizes.tolist()):
+        padded[t, :size] = data[offset : offset + size]
+        offset += size
     if batch_first:
         padded = padded.transpose(0, 1)
     lengths = (batch_sizes[None, :] > np.arange(batch)[:, None]).sum(axis=1).astype(np.int64)
@@ -273,15 +269,18 @@ def pad_sequence(
         raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
     trailing = first._data.shape[1:]
     longest = max(s._data.shape[0] if s.ndim else 1 for s in seqs)
-    padded = []
-    for seq in seqs:
-        shape = seq._data.shape
-        if shape[1:] != trailing:
-            raise RuntimeError(broadcast_error((shape[0], *trailing), shape))
-        seq = seq.to(first.dtype)
-        filler = seq.new_full((longest - shape[0], *trailing), padding_value)
-        padded.append(cat([seq, filler] if padding_side == "right" else [filler, seq]))
-    return stack(padded, 0 if batch_first else 1)
+    shape = (len(seqs), longest) if batch_first else (longest, len(seqs))
+    out = first.new_full((*shape, *trailing), padding_value)
+    for i, seq in enumerate(seqs):
+        length = seq._data.shape[0]
+        if seq._data.shape[1:] != trailing:
+            raise RuntimeError(broadcast_error((length, *trailing), seq._data.shape))
+        start = longest - length if padding_side == "left" else 0
+        if batch_first:
+            out[i, start : start + length] = seq
+        else:
+            out[start : start + length, i] = seq
+    return out
 
 
 def unpad_sequence(

@@ -161,25 +161,20 @@ class MultiView:
         prim = self._prims.get(count)
         if prim is None:
             forward, rule = self.forward, self.rule
-            if count == 1:  # a one-output Primitive gets and gives a lone array and gradient
-                prim = Primitive(
-                    self.name,
-                    lambda a, **params: forward(a, **params)[0],
-                    grads=(lambda g, n: rule((g,), n),),
-                    formulas=(self.formula,),
-                    view=True,
-                )
-            else:
-                names = tuple(f"result{i}" for i in range(count))
+            # One Primitive(...) line for every count, so the name has one declaration site
+            # (tests/test_node_names.py) whichever counts a program happens to use first.
+            # A one-output Primitive gets and gives a lone array and gradient.
+            single = count == 1
+            prim = Primitive(
+                self.name,
+                (lambda a, **params: forward(a, **params)[0]) if single else forward,
                 # The rule gets a tuple of gradients, which the Rule type does not spell.
-                prim = Primitive(
-                    self.name,
-                    forward,
-                    grads=(rule,),  # type: ignore[arg-type]
-                    formulas=(self.formula,),
-                    outputs=names,
-                    tangent="linear",
-                )
+                grads=((lambda g, n: rule((g,), n)) if single else rule,),  # type: ignore[arg-type]
+                formulas=(self.formula,),
+                view=single,
+                outputs=("result",) if single else tuple(f"result{i}" for i in range(count)),
+                tangent=None if single else "linear",
+            )
             self._prims[count] = prim
         return prim
 

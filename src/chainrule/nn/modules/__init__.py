@@ -165,6 +165,18 @@ from .pooling import (
     MaxUnpool2d,
     MaxUnpool3d,
 )
+from .rnn import (
+    GRU,
+    LSTM,
+    RNN,
+    RNNBase,
+)
+from .rnn_cells import (
+    GRUCell,
+    LSTMCell,
+    RNNCell,
+    RNNCellBase,
+)
 from .sparse import (
     Embedding,
     EmbeddingBag,
@@ -187,6 +199,9 @@ __all__ = [
     "ELU",
     "GELU",
     "GLU",
+    "GRU",
+    "LSTM",
+    "RNN",
     "SELU",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
@@ -230,6 +245,7 @@ __all__ = [
     "FeatureAlphaDropout",
     "Flatten",
     "Fold",
+    "GRUCell",
     "GaussianNLLLoss",
     "GroupNorm",
     "Hardshrink",
@@ -247,6 +263,7 @@ __all__ = [
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
+    "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
@@ -280,6 +297,9 @@ __all__ = [
     "PixelUnshuffle",
     "PoissonNLLLoss",
     "RMSNorm",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "RReLU",
     "ReLU",
     "ReLU6",

@@ -1,5 +1,7 @@
-"""`nn.utils`: gradient clipping and converting parameters to and from one vector."""
+"""`nn.utils`: gradient clipping, converting parameters to and from one vector, and `rnn`
+(padding and packing batches of sequences)."""
 
+from . import rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -16,5 +18,6 @@ __all__ = [
     "clip_grads_with_norm_",
     "get_total_norm",
     "parameters_to_vector",
+    "rnn",
     "vector_to_parameters",
 ]

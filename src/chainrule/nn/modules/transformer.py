@@ -14,8 +14,8 @@ from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..functional._attention import _canonical_mask, _none_or_dtype
-from ._transformer_parts import LayerNorm
 from .module import Module
+from .normalization import LayerNorm
 from .transformer_layer import (
     Activation,
     TransformerDecoderLayer,

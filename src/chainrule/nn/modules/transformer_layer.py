@@ -17,11 +17,12 @@ from ..._tensor import Tensor
 from .. import functional as F
 from ..functional._activation_smooth import gelu
 from ..functional._attention import _canonical_mask, _none_or_dtype
-from ._transformer_parts import Dropout, LayerNorm
 from .activation_attention import MultiheadAttention
 from .container import ModuleList
+from .dropout import Dropout
 from .linear import Linear
 from .module import Module
+from .normalization import LayerNorm
 
 __all__ = ["TransformerDecoderLayer", "TransformerEncoderLayer"]
 

@@ -6,6 +6,7 @@ from ._dot import GraphView, render, show, to_dot
 from ._explain import explain
 from ._html import to_html
 from ._model import Graph, GraphEdge, GraphNode, SavedInfo, build_graph
+from ._modules import GraphGroup, ModuleCall, ModuleCalls, record_modules
 from ._names import names_from
 from ._record import Recording, record
 from ._text import format_graph, print_graph
@@ -13,8 +14,11 @@ from ._text import format_graph, print_graph
 __all__ = [
     "Graph",
     "GraphEdge",
+    "GraphGroup",
     "GraphNode",
     "GraphView",
+    "ModuleCall",
+    "ModuleCalls",
     "Recording",
     "SavedInfo",
     "build_graph",
@@ -23,6 +27,7 @@ __all__ = [
     "names_from",
     "print_graph",
     "record",
+    "record_modules",
     "render",
     "show",
     "to_dot",

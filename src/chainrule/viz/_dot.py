@@ -77,8 +77,8 @@ def graph_to_dot(graph: Graph, show_saved: bool = False, show_values: bool = Fal
     for n in nodes:
         inside[n.group if n.group is not None else -1].append(n.id)
     children: list[list[int]] = [[] for _ in range(len(graph.groups) + 1)]
-    for g in graph.groups:
-        children[g.parent if g.parent is not None else -1].append(g.id)
+    for group in graph.groups:
+        children[group.parent if group.parent is not None else -1].append(group.id)
     # Boxes nest: a stack of (box, indent, opening or closing), each box's nodes then
     # its inner boxes.
     stack: list[tuple[int, str, bool]] = [(-1, "  ", True)]

@@ -92,6 +92,7 @@ def graph_html(
         payload = _payload(graph, drawing, texts, recording)
         if graph.groups:
             payload.update(_groups(graph, payload["strings"]))
+            payload["layers"] = drawing.layers
     return _PAGE.format(
         title=html.escape(title),
         stats=html.escape(_stats(graph)),
@@ -214,8 +215,8 @@ def _groups(graph: Graph, strings: list[str]) -> dict[str, Any]:
 
 
 def collapsed_at_first(graph: Graph) -> list[bool]:
-    """Which boxes a page opens collapsed: outer boxes open first, while the drawing keeps
-    at most COLLAPSE_ABOVE boxes (nodes and collapsed modules)."""
+    """Which boxes a page opens collapsed: outer levels of boxes open first, while the
+    drawing keeps at most COLLAPSE_ABOVE boxes (nodes and collapsed modules)."""
     groups = graph.groups
     direct = [0] * len(groups)  # nodes right inside each box, and boxes right inside
     outside = 0
@@ -229,12 +230,15 @@ def collapsed_at_first(graph: Graph) -> list[bool]:
             direct[g.parent] += 1
     collapsed = [True] * len(groups)
     shown = outside + sum(1 for g in groups if g.parent is None)
-    for g in sorted(groups, key=lambda g: (g.level, g.id)):
-        if g.parent is not None and collapsed[g.parent]:
-            continue
-        if shown + direct[g.id] - 1 <= COLLAPSE_ABOVE:
-            collapsed[g.id] = False
-            shown += direct[g.id] - 1
+    # A level of boxes opens as a whole, or not at all (and then no deeper one does).
+    for level in range(max(g.level for g in groups) + 1 if groups else 0):
+        opening = [g.id for g in groups if g.level == level]
+        more = sum(direct[k] - 1 for k in opening)
+        if shown + more > COLLAPSE_ABOVE:
+            break
+        shown += more
+        for k in opening:
+            collapsed[k] = False
     return collapsed
 
 

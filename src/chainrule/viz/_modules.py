@@ -222,12 +222,10 @@ def assign_groups(
 ) -> list[GraphGroup]:
     """The module boxes of a graph; sets `node.group` of every node inside one."""
     if isinstance(modules, ModuleCalls):
-        owner = _from_calls(nodes, modules)
+        owner, names = _from_calls(nodes, modules)
         boxes = [(c.path, c.cls, c.label, c.parent, c.inputs, c.outputs) for c in modules.calls]
-        modules_of = [c.module() for c in modules.calls]
     elif isinstance(modules, Module):
-        owner, boxes = _from_parameters(nodes, edges, modules)
-        modules_of = [m for _, m in modules.named_modules()]
+        owner, names, boxes = _from_parameters(nodes, edges, modules)
     else:
         raise TypeError(
             "modules must be what record_modules() recorded or an nn.Module, "
@@ -248,12 +246,12 @@ def assign_groups(
         level = 0 if gp is None else groups[gp].level + 1
         group_of[k] = len(groups)
         groups.append(GraphGroup(len(groups), path, cls, label, gp, level, inputs, outputs))
-    _name_parameters(nodes, edges, owner, boxes, modules_of)
+    _name_parameters(nodes, edges, names)
     for node in nodes:
-        k = owner.get(node.id)
-        if k is None:
+        call = owner.get(node.id)
+        if call is None:
             continue
-        node.group = group_of[k]
+        node.group = group_of[call]
         g: int | None = node.group
         while g is not None:
             groups[g].size += 1
@@ -262,53 +260,50 @@ def assign_groups(
 
 
 def _name_parameters(
-    nodes: Sequence[GraphNode],
-    edges: Sequence[GraphEdge],
-    owner: dict[int, int],
-    boxes: Sequence[Box],
-    modules: Sequence[Module | None],
+    nodes: Sequence[GraphNode], edges: Sequence[GraphEdge], names: dict[int, str]
 ) -> None:
-    """Unnamed parameter leaves take their name in the model: `0.weight`, `encoder.bias`."""
+    """Parameter leaves with no name yet take their name in the model (`0.weight`)."""
     renamed: set[int] = set()
-    for node in nodes:
-        k = owner.get(node.id)
-        if node.kind != "leaf" or node.var_name is not None or k is None:
-            continue
-        module = modules[k]
-        for name, p in module._parameters.items() if module is not None else ():
-            if p is node.tensor:
-                path = boxes[k][0]
-                node.var_name = node.label = f"{path}.{name}" if path else name
-                renamed.add(node.id)
-                break
+    for v, name in names.items():
+        node = nodes[v]
+        if node.var_name is None:
+            node.var_name = node.label = name
+            renamed.add(v)
     for e in edges:
         if e.src in renamed and e.name is None:
             e.name = nodes[e.src].var_name
 
 
-def _from_calls(nodes: Sequence[GraphNode], calls: ModuleCalls) -> dict[int, int]:
-    """node id -> index of the call that made it (ops) or whose module owns it (parameters)."""
+def _from_calls(
+    nodes: Sequence[GraphNode], calls: ModuleCalls
+) -> tuple[dict[int, int], dict[int, str]]:
+    """node id -> index of the call that made it (ops) or whose module owns it (parameters),
+    and the parameters' names (the owner's path and the parameter's attribute)."""
     starts = [c.start for c in calls.calls]
     by_param: dict[int, list[int]] = {}
+    param_names: dict[int, str] = {}
     for k, call in enumerate(calls.calls):
         module = call.module()
         if module is not None:
-            for p in module._parameters.values():
+            for name, p in module._parameters.items():
                 if p is not None:
                     by_param.setdefault(id(p), []).append(k)
+                    param_names.setdefault(id(p), f"{call.path}.{name}" if call.path else name)
     owner: dict[int, int] = {}
+    names: dict[int, str] = {}
     for node in nodes:
         if node.kind == "op":
             seq = getattr(node.node, "_seq", None)
             if seq is not None and starts:
-                k = calls.innermost(seq, starts)
-                if k is not None:
-                    owner[node.id] = k
+                made_in = calls.innermost(seq, starts)
+                if made_in is not None:
+                    owner[node.id] = made_in
         elif node.kind == "leaf" and node.tensor is not None:
             found = by_param.get(id(node.tensor))
             if found:
                 owner[node.id] = _common(calls.calls, found)
-    return owner
+                names[node.id] = param_names[id(node.tensor)]
+    return owner, names
 
 
 def _common(calls: Sequence[ModuleCall], ks: Sequence[int]) -> int:
@@ -336,7 +331,7 @@ Box = tuple[str, str, str, int | None, list[Meta], list[Meta]]
 
 def _from_parameters(
     nodes: Sequence[GraphNode], edges: Sequence[GraphEdge], model: Module
-) -> tuple[dict[int, int], list[Box]]:
+) -> tuple[dict[int, int], dict[int, str], list[Box]]:
     """The boxes of `model`'s modules, holding their parameters and the ops reading them."""
     named = list(model.named_modules())
     index = {id(m): k for k, (_, m) in enumerate(named)}
@@ -346,16 +341,19 @@ def _from_parameters(
         cls = type(m).__name__
         boxes.append((path, cls, f"{path}: {cls}" if path else cls, parent, [], []))
     by_param: dict[int, int] = {}
-    for _, m in named:
-        for p in m._parameters.values():
-            if p is not None:
-                by_param.setdefault(id(p), index[id(m)])
+    param_names: dict[int, str] = {}
+    for path, m in named:
+        for name, p in m._parameters.items():
+            if p is not None and id(p) not in by_param:
+                by_param[id(p)] = index[id(m)]
+                param_names[id(p)] = f"{path}.{name}" if path else name
     producers: list[list[int]] = [[] for _ in nodes]
     consumers: list[list[int]] = [[] for _ in nodes]
     for e in edges:
         producers[e.dst].append(e.src)
         consumers[e.src].append(e.dst)
     owner: dict[int, int] = {}
+    names: dict[int, str] = {}
     only_params: set[int] = set()  # nodes computed from one module's parameters alone
     for v in _producers_first(len(nodes), producers, consumers):
         node = nodes[v]
@@ -363,6 +361,7 @@ def _from_parameters(
             k = by_param.get(id(node.tensor))
             if k is not None:
                 owner[v] = k
+                names[v] = param_names[id(node.tensor)]
                 only_params.add(v)
         elif node.kind == "op":
             reading = [owner[u] for u in producers[v] if u in only_params]
@@ -372,7 +371,7 @@ def _from_parameters(
                 inputs = len(node.node.next_functions) if node.node is not None else 0
                 if len(reading) == inputs and len(set(reading)) == 1:
                     only_params.add(v)
-    return owner, boxes
+    return owner, names, boxes
 
 
 def _parent_of(model: Module, path: str) -> Module:

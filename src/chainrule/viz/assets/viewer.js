@@ -65,8 +65,8 @@
   }
 
   // A drawing from item positions and edges (src, dst, edge of the graph, points).
-  function drawing(items, x, y, w, h, edges, width, height) {
-    const d = { items, x, y, w, h, width, height, src: [], dst: [], orig: [], pts: [] };
+  function drawing(items, x, y, w, h, layer, edges, width, height) {
+    const d = { items, x, y, w, h, layer, width, height, src: [], dst: [], orig: [], pts: [] };
     d.byKind = palette.map(() => []);
     d.ins = new Map(items.map((v) => [v, []]));
     d.outs = new Map(items.map((v) => [v, []]));
@@ -88,7 +88,7 @@
     for (let v = 0; v < n; v++) items.push(v);
     const edges = [];
     for (let i = 0; i < m; i++) edges.push([E.src[i], E.dst[i], i, E.pts[i]]);
-    return drawing(items, N.x, N.y, N.w, N.h, edges, data.width, data.height);
+    return drawing(items, N.x, N.y, N.w, N.h, data.layers || [], edges, data.width, data.height);
   }
 
   // Lay out the graph with the collapsed modules drawn as one item each.
@@ -124,31 +124,80 @@
       data.layout);
     const size = n + ng;
     const x = new Array(size).fill(0), y = x.slice(), w = x.slice(), h = x.slice();
-    items.forEach((v, k) => { [x[v], y[v], w[v], h[v]] = res.positions[k]; });
+    const layer = x.slice();
+    items.forEach((v, k) => {
+      [x[v], y[v], w[v], h[v]] = res.positions[k];
+      layer[v] = res.layers[k];
+    });
     const edges = pairs.map(([a, b], k) => [items[a], items[b], orig[k], res.routes[k].flat()]);
-    return drawing(items, x, y, w, h, edges, res.width, res.height);
+    return drawing(items, x, y, w, h, layer, edges, res.width, res.height);
   }
 
-  // The frame of each expanded module around what it holds: [group, x, y, w, h], inner
-  // frames after outer ones.
+  // The frame of each expanded module around what it holds, outer frames first: its
+  // outline hugs each layer's part of the module (boxes of other modules may sit beside
+  // it in a layer above or below), with a title strip on top.
   function frames(d) {
     if (!GR) return [];
-    const x0 = new Array(ng).fill(Infinity), y0 = x0.slice();
-    const x1 = new Array(ng).fill(-Infinity), y1 = x1.slice();
-    const grow = (g, l, t, r, b) => {
-      x0[g] = Math.min(x0[g], l); y0[g] = Math.min(y0[g], t);
-      x1[g] = Math.max(x1[g], r); y1[g] = Math.max(y1[g], b);
+    // Each layer's vertical extent, and where the outlines step between two layers.
+    const top = new Map(), bottom = new Map();
+    for (const v of d.items) {
+      const lay = d.layer[v];
+      top.set(lay, Math.min(top.has(lay) ? top.get(lay) : Infinity, d.y[v]));
+      bottom.set(lay, Math.max(bottom.has(lay) ? bottom.get(lay) : -Infinity, d.y[v] + d.h[v]));
+    }
+    // rows[g]: layer -> [left, right, top, bottom] of what module g holds there.
+    const rows = Array.from({ length: ng }, () => new Map());
+    const grow = (g, lay, l, r, t, b) => {
+      const row = rows[g].get(lay);
+      if (!row) rows[g].set(lay, [l, r, t, b]);
+      else {
+        row[0] = Math.min(row[0], l); row[1] = Math.max(row[1], r);
+        row[2] = Math.min(row[2], t); row[3] = Math.max(row[3], b);
+      }
     };
     for (const v of d.items) {
       const g = v < n ? data.nodeGroup[v] : GR.parent[v - n];
-      if (g >= 0) grow(g, d.x[v], d.y[v], d.x[v] + d.w[v], d.y[v] + d.h[v]);
+      if (g >= 0) grow(g, d.layer[v], d.x[v], d.x[v] + d.w[v], d.y[v], d.y[v] + d.h[v]);
     }
     const out = [];
-    for (let g = ng - 1; g >= 0; g--) { // boxes come after the box around them
-      if (x0[g] === Infinity) continue;
-      const l = x0[g] - PAD, t = y0[g] - PAD - TITLE, r = x1[g] + PAD, b = y1[g] + PAD;
-      out.push([g, l, t, r - l, b - t]);
-      if (GR.parent[g] >= 0) grow(GR.parent[g], l, t, r, b);
+    for (let g = ng - 1; g >= 0; g--) { // a module's index is above those of the ones it holds
+      if (!rows[g].size) continue;
+      const layers = [...rows[g].keys()].sort((a, b) => b - a); // top of the page first
+      const list = [];
+      for (let lay = layers[0]; lay >= layers[layers.length - 1]; lay--) {
+        let row = rows[g].get(lay);
+        if (!row) { // a layer the module only passes through: span its neighbours
+          const above = list[list.length - 1];
+          const below = rows[g].get(layers.find((l) => l < lay));
+          row = [Math.min(above[1], below[0]), Math.max(above[2], below[1]),
+            top.has(lay) ? top.get(lay) : above[4], bottom.has(lay) ? bottom.get(lay) : above[4]];
+        }
+        list.push([lay, row[0] - PAD, row[1] + PAD, row[2] - PAD, row[3] + PAD]);
+      }
+      list[0][3] -= TITLE;
+      // The outline: down the right side, then up the left, stepping between layers.
+      const steps = [];
+      for (let k = 0; k + 1 < list.length; k++) {
+        const [lay, , , , b] = list[k], t = list[k + 1][3];
+        const mid = (bottom.get(lay) + top.get(list[k + 1][0])) / 2;
+        steps.push(Math.max(b, Math.min(mid, t)));
+      }
+      const pts = [[list[0][2], list[0][3]]];
+      list.forEach((row, k) => {
+        if (k) pts.push([row[2], steps[k - 1]]);
+        pts.push([row[2], k < steps.length ? steps[k] : row[4]]);
+      });
+      for (let k = list.length - 1; k >= 0; k--) {
+        pts.push([list[k][1], k < steps.length ? steps[k] : list[k][4]]);
+        pts.push([list[k][1], k ? steps[k - 1] : list[0][3]]);
+      }
+      let x0 = Infinity, x1 = -Infinity;
+      for (const [, l, r] of list) { x0 = Math.min(x0, l); x1 = Math.max(x1, r); }
+      const head = list[0];
+      out.push({ g, pts, x: x0, y: head[3], w: x1 - x0, h: list[list.length - 1][4] - head[3],
+        title: [head[1], head[3], head[2] - head[1], TITLE + PAD] });
+      const parent = GR.parent[g];
+      if (parent >= 0) for (const [lay, l, r, t, b] of list) grow(parent, lay, l, r, t, b);
     }
     return out.reverse();
   }
@@ -156,8 +205,8 @@
   // The module whose frame's title strip is at world point (wx, wy), or -1.
   function titleAt(wx, wy) {
     for (let k = L.frames.length - 1; k >= 0; k--) {
-      const [g, x, y, w] = L.frames[k];
-      if (wx >= x && wx <= x + w && wy >= y && wy <= y + TITLE + PAD) return g;
+      const [x, y, w, h] = L.frames[k].title;
+      if (wx >= x && wx <= x + w && wy >= y && wy <= y + h) return L.frames[k].g;
     }
     return -1;
   }
@@ -181,8 +230,8 @@
   // The top middle of module g as drawn (its frame, or its item), in world coordinates.
   function anchor(g) {
     if (L.ins.has(n + g)) return [L.x[n + g] + L.w[n + g] / 2, L.y[n + g]];
-    const f = L.frames.find((fr) => fr[0] === g);
-    return f ? [f[1] + f[3] / 2, f[2]] : null;
+    const f = L.frames.find((fr) => fr.g === g);
+    return f ? [f.title[0] + f.title[2] / 2, f.title[1]] : null;
   }
 
   function setAll(value) {
@@ -197,7 +246,7 @@
   // The bounds of the drawing, frames included.
   function bounds() {
     let x0 = 0, y0 = 0, x1 = L.width, y1 = L.height;
-    for (const [, x, y, w, h] of L.frames) {
+    for (const { x, y, w, h } of L.frames) {
       x0 = Math.min(x0, x - PAD); y0 = Math.min(y0, y - PAD);
       x1 = Math.max(x1, x + w + PAD); y1 = Math.max(y1, y + h + PAD);
     }
@@ -293,11 +342,12 @@
     if (!L.frames.length) return;
     const [fill, outline] = GR.colors.frame;
     const k = view.k;
-    for (const [g, x, y, w, h] of L.frames) {
+    for (const { g, pts, x, y, w, h, title } of L.frames) {
       if (x + w < x0 || x > x1 || y + h < y0 || y > y1) continue;
       ctx.beginPath();
-      if (ctx.roundRect) ctx.roundRect(x, y, w, h, 6);
-      else ctx.rect(x, y, w, h);
+      ctx.moveTo(pts[0][0], pts[0][1]);
+      for (const [px, py] of pts) ctx.lineTo(px, py);
+      ctx.closePath();
       ctx.fillStyle = fill;
       ctx.globalAlpha = 0.55;
       ctx.fill();
@@ -310,7 +360,8 @@
         ctx.textAlign = "left";
         ctx.textBaseline = "middle";
         ctx.fillStyle = "#495057";
-        ctx.fillText("\u25be " + S[GR.label[g]], x + 6, y + 4 + TITLE / 2, w - 10);
+        ctx.fillText("\u25be " + S[GR.label[g]], title[0] + 6, title[1] + 4 + TITLE / 2,
+          title[2] - 10);
       }
     }
   }
@@ -654,9 +705,9 @@
     // Where module g's title strip is, in client coordinates, while it is expanded.
     titlePoint: (g) => {
       const r = canvas.getBoundingClientRect();
-      const f = L.frames.find((fr) => fr[0] === g);
-      return f ? [r.left + (f[1] + 12) * view.k + view.x,
-        r.top + (f[2] + (TITLE + PAD) / 2) * view.k + view.y] : null;
+      const f = L.frames.find((fr) => fr.g === g);
+      return f ? [r.left + (f.title[0] + 12) * view.k + view.x,
+        r.top + (f.title[1] + f.title[3] / 2) * view.k + view.y] : null;
     },
     drawn: () => L,
     collapsed: () => collapsed.slice(),

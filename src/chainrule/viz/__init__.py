@@ -1,5 +1,11 @@
 """See and explain the backward graph: a text tree (`print_graph`), Graphviz (`to_dot`,
 `render`, `show`), an interactive page (`to_html`) and a narrated backward (`explain`).
+
+Every view takes `modules=` to draw the nodes of each `nn.Module` call in a box named by
+the module's path and class (`0: Linear`): pass what `record_modules(model)` recorded
+around the forward (each node goes to the module call it was made in; nothing is added
+to recording ops), or the model alone (boxes from its parameters and the ops reading
+them, so modules without parameters get none).
 """
 
 from ._dot import GraphView, render, show, to_dot

@@ -102,6 +102,7 @@ def graph_html(
         css=_asset("viewer.css"),
         data=_script_json(payload),
         layout_js=_asset("layout.js"),
+        drawing_js=_asset("drawing.js"),
         js=_asset("viewer.js"),
     )
 
@@ -360,6 +361,7 @@ _PAGE = """<!DOCTYPE html>
 <script type="application/json" id="crv-data">{data}</script>
 <script>
 {layout_js}
+{drawing_js}
 {js}</script>
 </body>
 </html>

@@ -17,6 +17,8 @@ from ._summary import summarize
 from ._text import format_graph
 
 if TYPE_CHECKING:
+    from ..nn.modules.module import Module
+    from ._modules import ModuleCalls
     from ._record import Recording
 
 __all__ = ["GraphView", "graph_to_dot", "graphviz_available", "render", "show", "to_dot"]
@@ -43,6 +45,7 @@ def to_dot(
     show_values: bool = False,
     max_depth: int | None = None,
     recording: Recording | None = None,
+    modules: ModuleCalls | Module | None = None,
 ) -> str:
     """Graphviz DOT text for the backward graph of `tensors` (or grad_fn nodes).
 
@@ -50,16 +53,19 @@ def to_dot(
     tensors. `show_saved` adds each op's saved tensors as small orange nodes
     (dashed once a backward freed them); `show_values` adds forward values and
     gradients to the boxes (ops have them when drawn from a `recording`).
+    `modules` (see `record_modules`) draws each module's nodes in a cluster.
     """
     merged = dict(names or {})
     for key, tensor in (params or {}).items():
         merged.setdefault(key, tensor)  # names= first: where both name a tensor, it wins
-    graph = build_graph(*tensors, names=merged, recording=recording, max_depth=max_depth)
+    graph = build_graph(
+        *tensors, names=merged, recording=recording, max_depth=max_depth, modules=modules
+    )
     return graph_to_dot(graph, show_saved=show_saved, show_values=show_values)
 
 
 def graph_to_dot(graph: Graph, show_saved: bool = False, show_values: bool = False) -> str:
-    """DOT text for a built Graph (see `to_dot`)."""
+    """DOT text for a built Graph (see `to_dot`); module boxes become nested clusters."""
     out = [
         "digraph chainrule {",
         '  graph [ranksep=0.3, nodesep=0.25, fontname="Helvetica"];',
@@ -67,17 +73,31 @@ def graph_to_dot(graph: Graph, show_saved: bool = False, show_values: bool = Fal
         '  edge [fontname="Helvetica", fontsize=8, color="#555555"];',
     ]
     nodes = graph.nodes
+    inside: list[list[int]] = [[] for _ in range(len(graph.groups) + 1)]  # last: no box
     for n in nodes:
-        out.append(f"  n{n.id} [label={_quote(_label(n, show_values))}, {_STYLE[n.kind]}];")
-        if show_saved:
-            for k, s in enumerate(n.saved):
-                text = f"{s.name}\n{type_text(s.shape, s.dtype)}" + ("\n[freed]" * s.freed)
-                style = 'style="filled,dashed", fontcolor="#777777"' if s.freed else "style=filled"
-                out.append(
-                    f"  s{n.id}_{k} [label={_quote(text)}, shape=oval, fillcolor=orange, "
-                    f"fontsize=8, {style}];"
-                )
-                out.append(f"  s{n.id}_{k} -> n{n.id} [style=dotted, arrowhead=none];")
+        inside[n.group if n.group is not None else -1].append(n.id)
+    children: list[list[int]] = [[] for _ in range(len(graph.groups) + 1)]
+    for group in graph.groups:
+        children[group.parent if group.parent is not None else -1].append(group.id)
+    # Boxes nest: a stack of (box, indent, opening or closing), each box's nodes then
+    # its inner boxes.
+    stack: list[tuple[int, str, bool]] = [(-1, "  ", True)]
+    while stack:
+        g, indent, opening = stack.pop()
+        if not opening:
+            out.append(f"{indent[:-2]}}}")
+            continue
+        if g >= 0:
+            group = graph.groups[g]
+            out.append(f"{indent[:-2]}subgraph cluster_{g} {{")
+            out.append(
+                f"{indent}label={_quote(group.label)}; labeljust=l; fontsize=10; "
+                'style="rounded,filled"; fillcolor="#f8f9fa"; color="#868e96";'
+            )
+            stack.append((g, indent, False))
+        for v in inside[g]:
+            out.extend(indent + line for line in _node_lines(nodes[v], show_saved, show_values))
+        stack.extend((c, indent + "  ", True) for c in reversed(children[g]))
     for e in graph.edges:
         label = type_text(e.shape, e.dtype) if e.shape is not None else ""
         if output_count(nodes[e.src].node) > 1:
@@ -86,6 +106,21 @@ def graph_to_dot(graph: Graph, show_saved: bool = False, show_values: bool = Fal
         out.append(f"  n{e.src} -> n{e.dst}{attrs};")
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def _node_lines(n: GraphNode, show_saved: bool, show_values: bool) -> list[str]:
+    """A node's DOT statements: its box, and its saved tensors with `show_saved`."""
+    out = [f"n{n.id} [label={_quote(_label(n, show_values))}, {_STYLE[n.kind]}];"]
+    if show_saved:
+        for k, s in enumerate(n.saved):
+            text = f"{s.name}\n{type_text(s.shape, s.dtype)}" + ("\n[freed]" * s.freed)
+            style = 'style="filled,dashed", fontcolor="#777777"' if s.freed else "style=filled"
+            out.append(
+                f"s{n.id}_{k} [label={_quote(text)}, shape=oval, fillcolor=orange, "
+                f"fontsize=8, {style}];"
+            )
+            out.append(f"s{n.id}_{k} -> n{n.id} [style=dotted, arrowhead=none];")
+    return out
 
 
 def _label(n: GraphNode, show_values: bool) -> str:
@@ -155,6 +190,7 @@ def render(
     show_values: bool = False,
     max_depth: int | None = None,
     recording: Recording | None = None,
+    modules: ModuleCalls | Module | None = None,
 ) -> Path:
     """Draw the graph of `tensors` (one, or a list) into `path`; the format is its suffix.
 
@@ -174,6 +210,7 @@ def render(
         show_values=show_values,
         max_depth=max_depth,
         recording=recording,
+        modules=modules,
     )
     if fmt in ("dot", "gv"):
         path.write_text(dot, encoding="utf-8")
@@ -201,6 +238,7 @@ class GraphView:
         show_saved: bool = False,
         show_values: bool = False,
         interactive: bool = False,
+        modules: ModuleCalls | Module | None = None,
     ) -> None:
         if not tensors:
             raise TypeError("show() needs at least one tensor or grad_fn to draw")
@@ -211,6 +249,7 @@ class GraphView:
         self.show_saved = show_saved
         self.show_values = show_values
         self.interactive = interactive
+        self.modules = modules
 
     def dot(self) -> str:
         return to_dot(
@@ -220,11 +259,16 @@ class GraphView:
             show_values=self.show_values,
             max_depth=self.max_depth,
             recording=self.recording,
+            modules=self.modules,
         )
 
     def text(self) -> str:
         return format_graph(
-            *self.tensors, names=self.names, max_depth=self.max_depth, recording=self.recording
+            *self.tensors,
+            names=self.names,
+            max_depth=self.max_depth,
+            recording=self.recording,
+            modules=self.modules,
         )
 
     def svg(self) -> str:
@@ -245,7 +289,13 @@ class GraphView:
         except ImportError:
             return f"<pre>{html.escape(self.text())}</pre>"
         drawn = self.tensors[0] if len(self.tensors) == 1 else list(self.tensors)
-        page = to_html(drawn, names=self.names, recording=self.recording, max_depth=self.max_depth)
+        page = to_html(
+            drawn,
+            names=self.names,
+            recording=self.recording,
+            max_depth=self.max_depth,
+            modules=self.modules,
+        )
         return (
             f'<iframe srcdoc="{html.escape(page, quote=True)}" '
             'style="width: 100%; height: 520px; border: 1px solid #ddd"></iframe>'
@@ -263,6 +313,7 @@ def show(
     show_saved: bool = False,
     show_values: bool = False,
     interactive: bool = False,
+    modules: ModuleCalls | Module | None = None,
 ) -> GraphView:
     """A view of the graph that Jupyter displays inline (`viz.show(loss)` as a cell's last line)."""
     return GraphView(
@@ -273,4 +324,5 @@ def show(
         show_saved=show_saved,
         show_values=show_values,
         interactive=interactive,
+        modules=modules,
     )

@@ -2,6 +2,8 @@
 
 Python lays the graph out (`_layout`); the page's inline script draws it on a canvas,
 pans and zooms, and shows a clicked node's values, gradients, saved tensors and rule.
+Module boxes (`modules=`) collapse and expand with a click; the script then lays the
+graph out again with its own copy of `_layout`'s algorithm.
 """
 
 from __future__ import annotations
@@ -15,15 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from ..autograd.graph import Node
+from . import _layout
 from ._layout import Layout, box_size, layout, paused_gc
 from ._model import Graph, GraphNode, build_graph, input_name, output_count, type_text
 from ._rules import local_derivatives
 from ._summary import summarize
 
 if TYPE_CHECKING:
+    from ..nn.modules.module import Module
+    from ._modules import ModuleCalls
     from ._record import Recording
 
-__all__ = ["COLORS", "DETAIL_LIMIT", "graph_html", "to_html"]
+__all__ = ["COLLAPSE_ABOVE", "COLORS", "DETAIL_LIMIT", "MODULE_COLORS", "graph_html", "to_html"]
 
 KINDS = ("op", "leaf", "tensor", "collapsed")
 # Fill and outline of each kind's boxes, in the drawing and its legend.
@@ -36,6 +41,11 @@ COLORS = {
 # Values, gradients and rules are embedded for this many nodes (those nearest the roots):
 # beyond it a page would grow by kilobytes per node and take long to write.
 DETAIL_LIMIT = 2000
+# A page opens with module boxes collapsed, outermost last, until at most this many boxes
+# show; smaller graphs open with every box expanded.
+COLLAPSE_ABOVE = 60
+# Fill and outline of a collapsed module's box, and of an expanded module's frame.
+MODULE_COLORS = {"node": ("#f3f0ff", "#7950f2"), "frame": ("#f8f9fa", "#adb5bd")}
 
 
 def to_html(
@@ -45,6 +55,7 @@ def to_html(
     recording: Recording | None = None,
     max_depth: int | None = None,
     title: str | None = None,
+    modules: ModuleCalls | Module | None = None,
 ) -> str:
     """An interactive page drawing the graph behind `t` (a tensor, grad_fn, or several).
 
@@ -54,9 +65,14 @@ def to_html(
     `recording` (`with viz.record() as rec:`) watched the forward and backward.
     With `path`, the page is also written there. `names` maps names to tensors;
     `max_depth` collapses what lies deeper than that many edges from `t`.
+    With `modules` (see `record_modules`, or the model itself), each module's nodes
+    sit in a box; click its title to collapse it into one node, click that node to
+    expand it again. Graphs of more than COLLAPSE_ABOVE nodes open collapsed.
     """
     roots = tuple(t) if isinstance(t, list | tuple) else (t,)
-    graph = build_graph(*roots, names=names, recording=recording, max_depth=max_depth)
+    graph = build_graph(
+        *roots, names=names, recording=recording, max_depth=max_depth, modules=modules
+    )
     if title is None:
         first = graph.nodes[graph.roots[0]] if graph.roots else None
         title = f"Backward graph of {first.label}" if first is not None else "Backward graph"
@@ -74,12 +90,19 @@ def graph_html(
         texts = [_box_lines(node) for node in graph.nodes]
         drawing = layout(graph, [box_size(lines) for lines in texts])
         payload = _payload(graph, drawing, texts, recording)
+        if graph.groups:
+            payload.update(_groups(graph, payload["strings"]))
+            payload["layers"] = drawing.layers
     return _PAGE.format(
         title=html.escape(title),
         stats=html.escape(_stats(graph)),
-        legend=_legend(),
+        legend=_legend(bool(graph.groups)),
+        tools=_GROUP_TOOLS if graph.groups else "",
+        hint=" · click a module's title to collapse it" if graph.groups else "",
         css=_asset("viewer.css"),
         data=_script_json(payload),
+        layout_js=_asset("layout.js"),
+        drawing_js=_asset("drawing.js"),
         js=_asset("viewer.js"),
     )
 
@@ -145,6 +168,81 @@ def _payload(
     }
 
 
+def _groups(graph: Graph, strings: list[str]) -> dict[str, Any]:
+    """The module boxes, for a page that collapses and expands them (and lays out again)."""
+    index = {text: k for k, text in enumerate(strings)}
+
+    def ref(text: str) -> int:
+        k = index.get(text)
+        if k is None:
+            k = index[text] = len(strings)
+            strings.append(text)
+        return k
+
+    groups = graph.groups
+    texts = []
+    for g in groups:
+        nodes = f"{g.size:,} node{'s' * (g.size != 1)}"
+        texts.append([f"{g.label} · {nodes}", *([g.io_text()] if g.io_text() else [])])
+    sizes = [box_size(lines) for lines in texts]
+    return {
+        "groups": {
+            "label": [ref(g.label) for g in groups],
+            "parent": [-1 if g.parent is None else g.parent for g in groups],
+            "text": [[ref(line) for line in lines] for lines in texts],
+            "w": [w for w, _ in sizes],
+            "h": [h for _, h in sizes],
+            "collapsed": [int(c) for c in collapsed_at_first(graph)],
+            "colors": MODULE_COLORS,
+        },
+        "nodeGroup": [-1 if n.group is None else n.group for n in graph.nodes],
+        "roots": graph.roots,
+        # The layout's settings, for the script's copy of its algorithm.
+        "layout": {
+            name: getattr(_layout, name)
+            for name in (
+                "LAYER_GAP",
+                "NODE_GAP",
+                "DUMMY_GAP",
+                "MARGIN",
+                "DUMMY_WEIGHT",
+                "ORDER_SWEEPS",
+                "PLACE_PASSES",
+                "GROUP_GAP",
+                "GROUP_ROOM",
+            )
+        },
+    }
+
+
+def collapsed_at_first(graph: Graph) -> list[bool]:
+    """Which boxes a page opens collapsed: outer levels of boxes open first, while the
+    drawing keeps at most COLLAPSE_ABOVE boxes (nodes and collapsed modules)."""
+    groups = graph.groups
+    direct = [0] * len(groups)  # nodes right inside each box, and boxes right inside
+    outside = 0
+    for node in graph.nodes:
+        if node.group is None:
+            outside += 1
+        else:
+            direct[node.group] += 1
+    for g in groups:
+        if g.parent is not None:
+            direct[g.parent] += 1
+    collapsed = [True] * len(groups)
+    shown = outside + sum(1 for g in groups if g.parent is None)
+    # A level of boxes opens as a whole, or not at all (and then no deeper one does).
+    for level in range(max(g.level for g in groups) + 1 if groups else 0):
+        opening = [g.id for g in groups if g.level == level]
+        more = sum(direct[k] - 1 for k in opening)
+        if shown + more > COLLAPSE_ABOVE:
+            break
+        shown += more
+        for k in opening:
+            collapsed[k] = False
+    return collapsed
+
+
 def _slot_name(consumer: GraphNode, index: int) -> str:
     """What an edge's tensor is called at its consumer: `self`, `other`, or `result` when
     the consumer is the drawn tensor (which is its producer's result)."""
@@ -194,12 +292,18 @@ def _stats(graph: Graph) -> str:
     return f"{n:,} node{'s' * (n != 1)} · {m:,} edge{'s' * (m != 1)}"
 
 
-def _legend() -> str:
+def _legend(modules: bool = False) -> str:
     words = {"op": "op", "leaf": "leaf", "tensor": "output", "collapsed": "collapsed"}
     items = [
         f'<span style="--fill: {COLORS[k][0]}; --stroke: {COLORS[k][1]}">{words[k]}</span>'
         for k in KINDS
     ]
+    if modules:
+        fill, stroke = MODULE_COLORS["node"]
+        items.append(
+            f'<span style="--fill: {fill}; --stroke: {stroke}" '
+            'title="a collapsed module: click it to expand">module</span>'
+        )
     items.append(
         '<span class="crv-freed" style="--stroke: #495057" '
         'title="a backward freed what the node saved">freed</span>'
@@ -220,6 +324,10 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
 
 
+_GROUP_TOOLS = """
+<button type="button" data-act="collapse" title="Collapse every module">collapse all</button>
+<button type="button" data-act="expand" title="Expand every module">expand all</button>"""
+
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -239,19 +347,21 @@ _PAGE = """<!DOCTYPE html>
 <span class="crv-tools">
 <button type="button" data-act="zoom-out" title="Zoom out (-)">&minus;</button>
 <button type="button" data-act="zoom-in" title="Zoom in (+)">+</button>
-<button type="button" data-act="fit" title="Fit the graph (0)">fit</button>
+<button type="button" data-act="fit" title="Fit the graph (0)">fit</button>{tools}
 </span>
 </header>
 <div class="crv-main">
 <div class="crv-stage">
 <canvas id="crv-canvas" aria-label="{title}"></canvas>
-<div class="crv-hint">drag to pan · wheel to zoom · click a node for details</div>
+<div class="crv-hint">drag to pan · wheel to zoom · click a node for details{hint}</div>
 </div>
 <aside id="crv-panel" class="crv-panel" hidden></aside>
 </div>
 </div>
 <script type="application/json" id="crv-data">{data}</script>
 <script>
+{layout_js}
+{drawing_js}
 {js}</script>
 </body>
 </html>

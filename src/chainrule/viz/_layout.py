@@ -2,6 +2,9 @@
 
 Every step is an explicit loop, linear (or n log n) per sweep, so a 100,000-node graph
 lays out in seconds. The output sits at the bottom; the leaves it came from above it.
+With module boxes (`Graph.groups`), each layer keeps a box's nodes side by side, with
+room between boxes. The page's script (assets/viewer.js) holds the same algorithm, step
+for step, to lay out again when a box is collapsed or expanded.
 """
 
 from __future__ import annotations
@@ -9,9 +12,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._model import Graph
@@ -32,6 +35,8 @@ MARGIN = 20
 DUMMY_WEIGHT = 4.0  # long edges resist bending more than boxes resist moving
 ORDER_SWEEPS = 4
 PLACE_PASSES = 2
+GROUP_GAP = 10  # more room between neighbours for each box boundary between them
+GROUP_ROOM = 12  # more room between layers for each level of nested boxes
 
 
 @dataclass
@@ -81,7 +86,8 @@ def _layout(graph: Graph, sizes: Sequence[tuple[float, float]] | None) -> Layout
         sizes = [box_size([node.label]) for node in graph.nodes]
     pairs = [(e.src, e.dst) for e in graph.edges]
     layer = _layers(n, pairs)
-    net = _Network(n, layer, pairs, [e.index for e in graph.edges], sizes)
+    boxes = _Boxes([g.parent for g in graph.groups], [node.group for node in graph.nodes])
+    net = _Network(n, layer, pairs, [e.index for e in graph.edges], sizes, boxes)
     crossings = net.order(graph.roots)
     net.place_x()
     width, row_top, row_height = net.place_y()
@@ -94,7 +100,7 @@ def _layout(graph: Graph, sizes: Sequence[tuple[float, float]] | None) -> Layout
         )
         for v in range(n)
     ]
-    height = (row_top[0] + row_height[0] + MARGIN) if n else 2 * MARGIN
+    height = (row_top[0] + row_height[0] + net.margin) if n else 2 * MARGIN
     routes = net.routes(positions, row_top, row_height)
     return Layout(positions, routes, layer, width, height, crossings)
 
@@ -142,6 +148,55 @@ def _layers(n: int, pairs: Sequence[tuple[int, int]]) -> list[int]:
     return layer
 
 
+class _Boxes:
+    """Which module box each vertex sits in, and the boxes around each box."""
+
+    def __init__(self, parents: Sequence[int | None], groups: Sequence[int | None]) -> None:
+        self.active = bool(parents)
+        # chains[g]: the boxes around g and g itself, outermost first; chains[-1] is ().
+        self.chains: list[tuple[int, ...]] = []
+        for parent in parents:
+            above = self.chains[parent] if parent is not None else ()
+            self.chains.append((*above, len(self.chains)))
+        self.chains.append(())
+        self.of: list[int] = [-1 if g is None else g for g in groups]  # per vertex
+        self.levels = max((len(c) for c in self.chains), default=0)
+
+    def add_dummy(self, src: int, dst: int) -> None:
+        """A dummy of edge src -> dst sits in the innermost box around both ends."""
+        a, b = self.chains[self.of[src]], self.chains[self.of[dst]]
+        k = 0
+        while k < min(len(a), len(b)) and a[k] == b[k]:
+            k += 1
+        self.of.append(a[k - 1] if k else -1)
+
+    def boundaries(self, u: int, v: int) -> int:
+        """How many box outlines lie between neighbours u and v of a layer."""
+        a, b = self.chains[self.of[u]], self.chains[self.of[v]]
+        k = 0
+        while k < min(len(a), len(b)) and a[k] == b[k]:
+            k += 1
+        return len(a) + len(b) - 2 * k
+
+    def sort(self, row: list[int]) -> None:
+        """Reorder `row` (sorted as if there were no boxes) so each box's vertices are side
+        by side: boxes, like vertices, go by the mean place of their vertices."""
+        total: dict[int, float] = {}
+        count: dict[int, int] = {}
+        for k, v in enumerate(row):
+            for g in self.chains[self.of[v]]:
+                total[g] = total.get(g, 0) + k
+                count[g] = count.get(g, 0) + 1
+        rank = {v: k for k, v in enumerate(row)}
+        chains = self.chains
+        of = self.of
+
+        def key(v: int) -> tuple[tuple[float, int], ...]:
+            return (*((total[g] / count[g], g) for g in chains[of[v]]), (rank[v], -1))
+
+        row.sort(key=key)
+
+
 class _Network:
     """The layered graph: real nodes plus one dummy vertex per layer a long edge crosses."""
 
@@ -152,8 +207,11 @@ class _Network:
         pairs: Sequence[tuple[int, int]],
         slots: Sequence[int],
         sizes: Sequence[tuple[float, float]],
+        boxes: _Boxes,
     ) -> None:
         self.n = n
+        self.boxes = boxes
+        self.margin = MARGIN + GROUP_ROOM * boxes.levels  # room for the outermost boxes
         self.pairs = pairs
         self.vlayer = list(layer)
         self.width: list[float] = [w for w, _ in sizes]
@@ -178,6 +236,8 @@ class _Network:
             chain = [src]
             for lay in range(layer[src] - 1, layer[dst], -1):
                 chain.append(self._add_dummy(lay))
+                if boxes.active:
+                    boxes.add_dummy(src, dst)
             chain.append(dst)
             for k in range(len(chain) - 1):
                 a, b = chain[k], chain[k + 1]
@@ -206,12 +266,10 @@ class _Network:
         first = {r: k for k, r in enumerate(roots)}
         for v in range(len(self.vlayer)):
             rows[self.vlayer[v]].append(v)
-        rows[0].sort(key=lambda v: (first.get(v, len(first)), v))
-        self._number(0)
+        self._sort(0, lambda v: (first.get(v, len(first)), v))
         # Start like a tree: each layer in the order its vertices feed the layer below.
         for lay in range(1, self.top + 1):
-            rows[lay].sort(key=self._first_consumer)
-            self._number(lay)
+            self._sort(lay, self._first_consumer)
         best = [list(row) for row in rows]
         fewest = self.crossings()
         for sweep in range(ORDER_SWEEPS):
@@ -230,6 +288,12 @@ class _Network:
         for lay in range(self.top + 1):
             self._number(lay)
         return fewest
+
+    def _sort(self, lay: int, key: Callable[[int], Any]) -> None:
+        self.rows[lay].sort(key=key)
+        if self.boxes.active:
+            self.boxes.sort(self.rows[lay])
+        self._number(lay)
 
     def _number(self, lay: int) -> None:
         pos = self.pos
@@ -251,8 +315,7 @@ class _Network:
             near = neighbours[v]
             # A vertex with no neighbours on that side keeps its place.
             keys[v] = (sum(pos[u] for u in near) / len(near) if near else pos[v], pos[v])
-        self.rows[lay].sort(key=keys.__getitem__)
-        self._number(lay)
+        self._sort(lay, keys.__getitem__)
 
     def crossings(self) -> int:
         """Crossings between each pair of adjacent layers (inversions, with a Fenwick tree)."""
@@ -299,12 +362,14 @@ class _Network:
                 for lay in range(1, self.top + 1):
                     self._pack(lay, self.below)
         left = min((self.x[v] - self.width[v] / 2 for v in range(len(self.x))), default=0.0)
-        shift = MARGIN - left
+        shift = self.margin - left
         self.x = [x + shift for x in self.x]
 
     def _distance(self, u: int, v: int) -> float:
         """Least distance between the centres of neighbours u, v of a layer."""
         gap = DUMMY_GAP if u >= self.n or v >= self.n else NODE_GAP
+        if self.boxes.active:
+            gap += GROUP_GAP * self.boxes.boundaries(u, v)
         return (self.width[u] + self.width[v]) / 2 + gap
 
     def _pack(self, lay: int, neighbours: list[list[int]]) -> None:
@@ -322,6 +387,7 @@ class _Network:
                 x[row[0]] = sum(map(at, near)) / len(near)
             return
         n, width = self.n, self.width
+        grouped = self.boxes.active
         # Blocks of adjacent vertices pooled so far: their level (mean y), weight, size.
         levels: list[float] = []
         weights: list[float] = []
@@ -332,6 +398,8 @@ class _Network:
             if k:
                 u = row[k - 1]
                 gap = DUMMY_GAP if v >= n or u >= n else NODE_GAP
+                if grouped:
+                    gap += GROUP_GAP * self.boxes.boundaries(u, v)
                 offset += (width[u] + width[v]) / 2 + gap
             offsets.append(offset)
             near = neighbours[v]
@@ -359,12 +427,13 @@ class _Network:
             lay = self.vlayer[v]
             row_height[lay] = max(row_height[lay], self.height[v])
         row_top: list[float] = [0] * (self.top + 1)
-        y: float = MARGIN
+        y: float = self.margin
+        gap = LAYER_GAP + GROUP_ROOM * self.boxes.levels
         for lay in range(self.top, -1, -1):
             row_top[lay] = y
-            y += row_height[lay] + LAYER_GAP
+            y += row_height[lay] + gap
         right = max((self.x[v] + self.width[v] / 2 for v in range(len(self.x))), default=0.0)
-        return math.ceil(right + MARGIN), row_top, row_height
+        return math.ceil(right + self.margin), row_top, row_height
 
     def routes(
         self,

@@ -15,6 +15,8 @@ from .._ops.primitive import OpNode
 from .._tensor import Tensor
 from ..autograd.function import BackwardCFunction
 from ..autograd.graph import AccumulateGrad, Node
+from ..nn.modules.module import Module
+from ._modules import GraphGroup, ModuleCalls, assign_groups
 from ._names import NameTable
 
 if TYPE_CHECKING:
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Graph",
     "GraphEdge",
+    "GraphGroup",
     "GraphNode",
     "SavedInfo",
     "build_graph",
@@ -64,6 +67,7 @@ class GraphNode:
     value: np.ndarray | None = None  # forward output (ops: from a Recording or a named tensor)
     grad: np.ndarray | None = None  # gradient that flowed into the node (leaf: its .grad)
     hidden: int = 0  # kind "collapsed": how many nodes it stands for, else 0
+    group: int | None = None  # the innermost module box holding the node (Graph.groups)
 
 
 @dataclass(slots=True)
@@ -81,11 +85,13 @@ class GraphEdge:
 
 @dataclass(eq=False)
 class Graph:
-    """Nodes in breadth-first order from the roots, and the edges between them."""
+    """Nodes in breadth-first order from the roots, the edges between them, and the
+    module boxes around nodes (empty unless drawn with `modules=`)."""
 
     nodes: list[GraphNode]
     edges: list[GraphEdge]
     roots: list[int]
+    groups: list[GraphGroup] = field(default_factory=list)
 
     def inputs(self) -> list[list[GraphEdge]]:
         """For each node id, the edges into it, by input position."""
@@ -140,6 +146,7 @@ def build_graph(
     names: Mapping[str, Tensor] | None = None,
     recording: Recording | None = None,
     max_depth: int | None = None,
+    modules: ModuleCalls | Module | None = None,
 ) -> Graph:
     """The graph behind `tensors` (tensors or grad_fn nodes), walked once.
 
@@ -148,6 +155,8 @@ def build_graph(
     forward values and the gradients of the last backward. With `max_depth`,
     nodes more than `max_depth` edges from a root are replaced by "collapsed"
     nodes, one per node at the boundary, each counting the nodes it hides.
+    With `modules` (what `viz.record_modules()` recorded, or the model itself),
+    nodes are grouped in boxes by the module that made them (`Graph.groups`).
     """
     if not tensors:
         raise TypeError("build_graph() needs at least one tensor or grad_fn to draw")
@@ -159,7 +168,10 @@ def build_graph(
             table.add_drawn(t)
         elif not isinstance(t, Node):
             raise TypeError(f"expected a Tensor or a grad_fn node, got {type(t).__name__}")
-    return _Walk(table, recording, max_depth).run(tensors)
+    graph = _Walk(table, recording, max_depth).run(tensors)
+    if modules is not None:
+        graph.groups = assign_groups(graph.nodes, graph.edges, modules)
+    return graph
 
 
 class _Walk:

@@ -13,6 +13,8 @@ from ..autograd.graph import Node
 from ._model import Graph, GraphEdge, GraphNode, build_graph, input_name, output_count, type_text
 
 if TYPE_CHECKING:
+    from ..nn.modules.module import Module
+    from ._modules import ModuleCalls
     from ._record import Recording
 
 __all__ = ["format_graph", "print_graph"]
@@ -27,6 +29,7 @@ def format_graph(
     names: Mapping[str, Tensor] | None = None,
     max_depth: int | None = None,
     recording: Recording | None = None,
+    modules: ModuleCalls | Module | None = None,
 ) -> str:
     """The backward graph of `tensors` (tensors, grad_fn nodes, or a built Graph) as a tree.
 
@@ -35,7 +38,8 @@ def format_graph(
     and shape flowing up the edge, the node's saved tensors, and `[freed]` once a
     backward released them. A node reached again is printed as a reference
     `(see #k)`. `names` maps names to tensors (see `names_from`); `max_depth`
-    collapses what lies deeper.
+    collapses what lies deeper. With `modules` (see `record_modules`), a line ends
+    with the module that made the node, as `[0: Linear]`.
     """
     if len(tensors) == 1 and isinstance(tensors[0], Graph):
         graph = tensors[0]
@@ -43,7 +47,9 @@ def format_graph(
         items = [t for t in tensors if not isinstance(t, Graph)]
         if len(items) != len(tensors):
             raise TypeError("format_graph() takes tensors and nodes, or one Graph alone")
-        graph = build_graph(*items, names=names, recording=recording, max_depth=max_depth)
+        graph = build_graph(
+            *items, names=names, recording=recording, max_depth=max_depth, modules=modules
+        )
     return "\n".join(_lines(graph)) + "\n"
 
 
@@ -53,9 +59,12 @@ def print_graph(
     max_depth: int | None = None,
     recording: Recording | None = None,
     file: TextIO | None = None,
+    modules: ModuleCalls | Module | None = None,
 ) -> None:
     """Print `format_graph(...)` (to `file`, standard output by default)."""
-    text = format_graph(*tensors, names=names, max_depth=max_depth, recording=recording)
+    text = format_graph(
+        *tensors, names=names, max_depth=max_depth, recording=recording, modules=modules
+    )
     (file if file is not None else sys.stdout).write(text)
 
 
@@ -84,11 +93,13 @@ def _lines(graph: Graph) -> list[str]:
             gid, slot, name, edge, prefix, below = stack.pop()
             node = nodes[gid]
             seen = numbers.get(gid)
+            tag = f"  [{graph.groups[node.group].label}]" if node.group is not None else ""
             if seen is not None:
-                lines.append(prefix + _describe(node, slot, name, edge, None) + f"  (see #{seen})")
+                line = _describe(node, slot, name, edge, None)
+                lines.append(f"{prefix}{line}  (see #{seen}){tag}")
                 continue
             number = numbers[gid] = len(numbers) + 1
-            lines.append(prefix + _describe(node, slot, name, edge, number))
+            lines.append(prefix + _describe(node, slot, name, edge, number) + tag)
             edges = inputs[gid]
             if not edges:
                 continue

@@ -1,5 +1,6 @@
 // The interactive graph page of chainrule.viz: draws the layout computed in Python on a
 // canvas (fast for 100,000 nodes), pans, zooms, and shows a node's details when clicked.
+// Module boxes collapse into one node and expand again (drawing.js lays them out).
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("crv-data").textContent);
@@ -8,6 +9,12 @@
   const E = data.edges;
   const n = N.x.length;
   const m = E.src.length;
+  const GR = data.groups || null;
+  const M = crvDrawing(data);
+  const { collapsed, palette, itemOf, itemText, relayout, PAD, TITLE } = M;
+  const titleAt = (wx, wy) => M.titleAt(L, wx, wy);
+  // The drawing now shown: item positions, edges between items, and module frames.
+  let L = null;
   const canvas = document.getElementById("crv-canvas");
   const ctx = canvas.getContext("2d");
   const panel = document.getElementById("crv-panel");
@@ -19,25 +26,66 @@
   const stats = { frames: 0, nodes: 0, edges: 0, labels: 0, ms: 0 };
   let selected = -1;
   let hover = -1;
+  let hoverTitle = -1; // the module whose title the pointer is over
   let pending = false;
   let fitted = false; // the view shows the whole graph, until the user zooms or pans
   let width = 0;
   let height = 0;
 
-  // Edges into and out of each node, for the panel and the highlight.
+  // Edges into and out of each node, for the panel.
   const ins = [];
   const outs = [];
-  const byKind = data.kinds.map(() => []);
   for (let v = 0; v < n; v++) {
     ins.push([]);
     outs.push([]);
-    byKind[N.kind[v]].push(v);
   }
   for (let i = 0; i < m; i++) {
     ins[E.dst[i]].push(i);
     outs[E.src[i]].push(i);
   }
   for (const list of ins) list.sort((a, b) => E.slot[a] - E.slot[b]);
+
+  // Collapse or expand module g, keeping it where it was on the screen.
+  function toggle(g) {
+    const before = anchor(g);
+    collapsed[g] = !collapsed[g];
+    hover = hoverTitle = -1;
+    L = relayout();
+    if (selected >= 0 && itemOf(selected) !== selected) select(-1);
+    if (fitted) return fit();
+    const after = anchor(g);
+    if (before && after) {
+      view.x += (before[0] - after[0]) * view.k;
+      view.y += (before[1] - after[1]) * view.k;
+    }
+    redraw();
+  }
+
+  // The top middle of module g as drawn (its frame, or its item), in world coordinates.
+  function anchor(g) {
+    if (L.ins.has(n + g)) return [L.x[n + g] + L.w[n + g] / 2, L.y[n + g]];
+    const f = L.frames.find((fr) => fr.g === g);
+    return f ? [f.title[0] + f.title[2] / 2, f.title[1]] : null;
+  }
+
+  function setAll(value) {
+    if (!GR) return;
+    collapsed.fill(value);
+    hover = hoverTitle = -1;
+    L = relayout();
+    if (selected >= 0 && itemOf(selected) !== selected) select(-1);
+    fit();
+  }
+
+  // The bounds of the drawing, frames included.
+  function bounds() {
+    let x0 = 0, y0 = 0, x1 = L.width, y1 = L.height;
+    for (const { x, y, w, h } of L.frames) {
+      x0 = Math.min(x0, x - PAD); y0 = Math.min(y0, y - PAD);
+      x1 = Math.max(x1, x + w + PAD); y1 = Math.max(y1, y + h + PAD);
+    }
+    return [x0, y0, x1 - x0, y1 - y0];
+  }
 
   function resize() {
     const r = canvas.getBoundingClientRect();
@@ -51,16 +99,18 @@
   }
 
   function fit() {
-    const k = Math.min(width / data.width, height / data.height, 1.5);
+    const [bx, by, bw, bh] = bounds();
+    const k = Math.min(width / bw, height / bh, 1.5);
     view.k = k > 0 ? k : 1;
-    view.x = (width - data.width * view.k) / 2;
-    view.y = (height - data.height * view.k) / 2;
+    view.x = (width - bw * view.k) / 2 - bx * view.k;
+    view.y = (height - bh * view.k) / 2 - by * view.k;
     fitted = true;
     redraw();
   }
 
   function zoomAt(factor, sx, sy) {
-    const least = Math.min(0.5, Math.min(width / data.width, height / data.height) / 2);
+    const [, , bw, bh] = bounds();
+    const least = Math.min(0.5, Math.min(width / bw, height / bh) / 2);
     const k = Math.max(least, Math.min(8, view.k * factor));
     view.x = sx - ((sx - view.x) * k) / view.k;
     view.y = sy - ((sy - view.y) * k) / view.k;
@@ -78,7 +128,7 @@
 
   // An edge's polyline: straight down through layers, S-curves between them.
   function tracePath(i) {
-    const p = E.pts[i];
+    const p = L.pts[i];
     ctx.moveTo(p[0], p[1]);
     for (let j = 2; j < p.length; j += 2) {
       const x0 = p[j - 2], y0 = p[j - 1], x1 = p[j], y1 = p[j + 1];
@@ -91,7 +141,7 @@
   }
 
   function edgeVisible(i, x0, y0, x1, y1) {
-    const p = E.pts[i];
+    const p = L.pts[i];
     let lx = Infinity, ly = Infinity, hx = -Infinity, hy = -Infinity;
     for (let j = 0; j < p.length; j += 2) {
       lx = Math.min(lx, p[j]); hx = Math.max(hx, p[j]);
@@ -103,7 +153,7 @@
   // An arrowhead where edge i enters its consumer, if that lies in the view: thousands
   // of tiny paths far outside it still cost the canvas seconds.
   function arrow(i, x0, y0, x1, y1) {
-    const p = E.pts[i];
+    const p = L.pts[i];
     const x = p[p.length - 2], y = p[p.length - 1];
     if (x < x0 || x > x1 || y < y0 || y > y1 + 8) return;
     ctx.moveTo(x, y);
@@ -115,10 +165,39 @@
   // Far zoomed out, a box is still drawn at least 2 screen pixels wide and high.
   function boxPath(v) {
     const least = 2 / view.k;
-    const w = Math.max(N.w[v], least), h = Math.max(N.h[v], least);
-    const x = N.x[v] + (N.w[v] - w) / 2, y = N.y[v] + (N.h[v] - h) / 2;
-    if (ctx.roundRect && w === N.w[v]) ctx.roundRect(x, y, w, h, 4);
+    const w = Math.max(L.w[v], least), h = Math.max(L.h[v], least);
+    const x = L.x[v] + (L.w[v] - w) / 2, y = L.y[v] + (L.h[v] - h) / 2;
+    if (ctx.roundRect && w === L.w[v]) ctx.roundRect(x, y, w, h, 4);
     else ctx.rect(x, y, w, h);
+  }
+
+  // Expanded modules: a frame around what they hold, titled with the module's name.
+  function drawFrames(x0, y0, x1, y1, detailed) {
+    if (!L.frames.length) return;
+    const [fill, outline] = GR.colors.frame;
+    const k = view.k;
+    for (const { g, pts, x, y, w, h, title } of L.frames) {
+      if (x + w < x0 || x > x1 || y + h < y0 || y > y1) continue;
+      ctx.beginPath();
+      ctx.moveTo(pts[0][0], pts[0][1]);
+      for (const [px, py] of pts) ctx.lineTo(px, py);
+      ctx.closePath();
+      ctx.fillStyle = fill;
+      ctx.globalAlpha = 0.55;
+      ctx.fill();
+      ctx.globalAlpha = 1;
+      ctx.lineWidth = (g === hoverTitle ? 2 : 1) / Math.max(k, 0.25);
+      ctx.strokeStyle = g === hoverTitle ? GR.colors.node[1] : outline;
+      ctx.stroke();
+      if (detailed) {
+        ctx.font = "11px ui-monospace, 'DejaVu Sans Mono', monospace";
+        ctx.textAlign = "left";
+        ctx.textBaseline = "middle";
+        ctx.fillStyle = "#495057";
+        ctx.fillText("\u25be " + S[GR.label[g]], title[0] + 6, title[1] + 4 + TITLE / 2,
+          title[2] - 10);
+      }
+    }
   }
 
   function draw() {
@@ -134,10 +213,11 @@
     const x0 = -view.x / k, y0 = -view.y / k;
     const x1 = x0 + width / k, y1 = y0 + height / k;
     const detailed = k * 12 >= 5; // text of at least 5 screen pixels is worth drawing
+    drawFrames(x0, y0, x1, y1, detailed);
     let edges = 0;
     const shown = [];
     ctx.beginPath();
-    for (let i = 0; i < m; i++) {
+    for (let i = 0; i < L.pts.length; i++) {
       if (!edgeVisible(i, x0, y0, x1, y1)) continue;
       shown.push(i);
       tracePath(i);
@@ -154,10 +234,10 @@
     }
     const visible = [];
     let nodes = 0;
-    data.colors.forEach(([fill, outline], kind) => {
+    palette.forEach(([fill, outline], kind) => {
       ctx.beginPath();
-      for (const v of byKind[kind]) {
-        if (N.x[v] + N.w[v] < x0 || N.x[v] > x1 || N.y[v] + N.h[v] < y0 || N.y[v] > y1) continue;
+      for (const v of L.byKind[kind]) {
+        if (L.x[v] + L.w[v] < x0 || L.x[v] > x1 || L.y[v] + L.h[v] < y0 || L.y[v] > y1) continue;
         boxPath(v);
         visible.push(v);
         nodes++;
@@ -170,7 +250,7 @@
     });
     // Nodes whose saved tensors a backward freed: a dashed outline.
     ctx.beginPath();
-    for (const v of visible) if (N.freed[v]) boxPath(v);
+    for (const v of visible) if (v < n && N.freed[v]) boxPath(v);
     ctx.setLineDash([4, 3]);
     ctx.lineWidth = 1.5 / Math.max(k, 0.25);
     ctx.strokeStyle = "#495057";
@@ -190,11 +270,11 @@
       ctx.textBaseline = "middle";
       ctx.fillStyle = "#212529";
       for (const v of visible) {
-        const lines = N.text[v];
-        const top = N.y[v] + (N.h[v] - lines.length * LINE) / 2 + LINE / 2;
+        const lines = itemText(v);
+        const top = L.y[v] + (L.h[v] - lines.length * LINE) / 2 + LINE / 2;
         for (let j = 0; j < lines.length; j++) {
           ctx.font = (j === 0 ? "bold " : "") + FONT;
-          ctx.fillText(S[lines[j]], N.x[v] + N.w[v] / 2, top + j * LINE, N.w[v] - 8);
+          ctx.fillText(S[lines[j]], L.x[v] + L.w[v] / 2, top + j * LINE, L.w[v] - 8);
         }
         labels++;
       }
@@ -208,15 +288,14 @@
 
   function drawSelection(left, top, right, bottom) {
     const k = view.k;
+    const near = [...L.ins.get(selected), ...L.outs.get(selected)];
     ctx.beginPath();
-    for (const i of ins[selected]) tracePath(i);
-    for (const i of outs[selected]) tracePath(i);
+    for (const i of near) tracePath(i);
     ctx.lineWidth = 2.5 / Math.min(k, 1);
     ctx.strokeStyle = SELECTED;
     ctx.stroke();
     ctx.beginPath();
-    for (const i of ins[selected]) arrow(i, left, top, right, bottom);
-    for (const i of outs[selected]) arrow(i, left, top, right, bottom);
+    for (const i of near) arrow(i, left, top, right, bottom);
     ctx.fillStyle = SELECTED;
     ctx.fill();
     ctx.beginPath();
@@ -232,9 +311,9 @@
   function nodeAt(sx, sy) {
     const wx = (sx - view.x) / view.k, wy = (sy - view.y) / view.k;
     let best = -1, bestDistance = 3 / view.k;
-    for (let v = 0; v < n; v++) {
-      const dx = Math.max(N.x[v] - wx, 0, wx - N.x[v] - N.w[v]);
-      const dy = Math.max(N.y[v] - wy, 0, wy - N.y[v] - N.h[v]);
+    for (const v of L.items) {
+      const dx = Math.max(L.x[v] - wx, 0, wx - L.x[v] - L.w[v]);
+      const dy = Math.max(L.y[v] - wy, 0, wy - L.y[v] - L.h[v]);
       const distance = Math.max(dx, dy);
       if (distance === 0) return v;
       if (distance <= bestDistance) {
@@ -247,7 +326,7 @@
 
   // Bring node v into view, close enough to read.
   function centerOn(v) {
-    const cx = N.x[v] + N.w[v] / 2, cy = N.y[v] + N.h[v] / 2;
+    const cx = L.x[v] + L.w[v] / 2, cy = L.y[v] + L.h[v] / 2;
     const sx = cx * view.k + view.x, sy = cy * view.k + view.y;
     const small = view.k < 0.5;
     if (small) view.k = 1;
@@ -260,6 +339,15 @@
   }
 
   function select(v, recenter) {
+    if (v >= n) { // a collapsed module: open it
+      toggle(v - n);
+      return;
+    }
+    if (v >= 0 && itemOf(v) !== v) { // inside a collapsed module: open the modules around it
+      for (let g = data.nodeGroup[v]; g >= 0; g = GR.parent[g]) collapsed[g] = false;
+      hover = hoverTitle = -1;
+      L = relayout();
+    }
     selected = v;
     panel.hidden = v < 0;
     if (v >= 0) showDetails(v);
@@ -380,25 +468,36 @@
       }
       return;
     }
-    const v = nodeAt(ev.clientX - r.left, ev.clientY - r.top);
-    if (v !== hover) {
+    const sx = ev.clientX - r.left, sy = ev.clientY - r.top;
+    const v = nodeAt(sx, sy);
+    const title = v < 0 && GR ? titleAt((sx - view.x) / view.k, (sy - view.y) / view.k) : -1;
+    if (v !== hover || title !== hoverTitle) {
       hover = v;
-      canvas.classList.toggle("crv-over", v >= 0);
+      hoverTitle = title;
+      canvas.classList.toggle("crv-over", v >= 0 || title >= 0);
       redraw();
     }
   });
   canvas.addEventListener("pointerup", (ev) => {
     const r = canvas.getBoundingClientRect();
-    if (drag && !drag.moved) select(nodeAt(ev.clientX - r.left, ev.clientY - r.top), false);
+    if (drag && !drag.moved) click(ev.clientX - r.left, ev.clientY - r.top);
     drag = null;
     canvas.classList.remove("crv-dragging");
   });
   canvas.addEventListener("pointerleave", () => {
-    if (hover >= 0) {
-      hover = -1;
+    if (hover >= 0 || hoverTitle >= 0) {
+      hover = hoverTitle = -1;
       redraw();
     }
   });
+
+  // A click on a node selects it; on a module's title or a collapsed module, toggles it.
+  function click(sx, sy) {
+    const v = nodeAt(sx, sy);
+    const title = v < 0 && GR ? titleAt((sx - view.x) / view.k, (sy - view.y) / view.k) : -1;
+    if (title >= 0) toggle(title);
+    else select(v, false);
+  }
   canvas.addEventListener("wheel", (ev) => {
     ev.preventDefault();
     const r = canvas.getBoundingClientRect();
@@ -409,6 +508,8 @@
     "zoom-in": () => zoomAt(1.25, width / 2, height / 2),
     "zoom-out": () => zoomAt(0.8, width / 2, height / 2),
     fit: fit,
+    collapse: () => setAll(true),
+    expand: () => setAll(false),
   };
   for (const b of document.querySelectorAll("[data-act]")) {
     b.addEventListener("click", () => actions[b.dataset.act]());
@@ -429,16 +530,31 @@
     select: (v) => select(v, true),
     selected: () => selected,
     nodeAt: nodeAt,
-    // Where node v's centre is, in client (page) coordinates.
+    // Where item v's centre is, in client (page) coordinates (n + g: collapsed module g).
     screenPoint: (v) => {
       const r = canvas.getBoundingClientRect();
-      return [r.left + (N.x[v] + N.w[v] / 2) * view.k + view.x,
-        r.top + (N.y[v] + N.h[v] / 2) * view.k + view.y];
+      return [r.left + (L.x[v] + L.w[v] / 2) * view.k + view.x,
+        r.top + (L.y[v] + L.h[v] / 2) * view.k + view.y];
     },
+    // Where module g's title strip is, in client coordinates, while it is expanded.
+    titlePoint: (g) => {
+      const r = canvas.getBoundingClientRect();
+      const f = L.frames.find((fr) => fr.g === g);
+      return f ? [r.left + (f.title[0] + 12) * view.k + view.x,
+        r.top + (f.title[1] + f.title[3] / 2) * view.k + view.y] : null;
+    },
+    drawn: () => L,
+    collapsed: () => collapsed.slice(),
+    toggle: toggle,
+    collapseAll: () => setAll(true),
+    expandAll: () => setAll(false),
+    // The script's own layout of the whole graph, to compare with Python's.
+    layoutAll: M.layoutAll,
     fit: fit,
     zoom: (factor) => zoomAt(factor, width / 2, height / 2),
   };
 
+  L = relayout();
   resize();
   fit();
   // `page.html#node=3` opens with node 3 selected.

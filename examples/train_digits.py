@@ -100,8 +100,9 @@ def draw_graph(model: nn.Module, loss_fn: nn.Module, loader: DataLoader, path: P
     from chainrule import viz
 
     images, labels = next(iter(loader))
-    loss = loss_fn(model(images), labels)
-    viz.to_html(loss, path, names={"loss": loss})
+    with viz.record_modules(model) as calls:  # which layer made which node
+        loss = loss_fn(model(images), labels)
+    viz.to_html(loss, path, names={"loss": loss}, modules=calls)
 
 
 if __name__ == "__main__":

@@ -70,28 +70,55 @@ def _sum_rounded_to_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # float32 values: only there can rounding to float64 first change the float32 result.
 _BELOW_FLOAT32 = np.int64(2**29 - 1)
 _FLOAT32_HALFWAY = np.int64(2**28)
+# Large arrays are fused in slices that stay in the CPU's cache.
+_SLICE = 2**15
 
 
-def fma(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
-    """a * b + c rounded once, in a's dtype (float32 or float64), as a fused multiply-add.
+def fma(a: Any, b: Any, c: Any, dtype: Any = None) -> np.ndarray:
+    """a * b + c rounded once, as a fused multiply-add does, in `dtype` (default: a's).
 
-    float32 products are exact in float64, so the sum needs care only when it lands
-    halfway between two float32 values; float64 uses Boldo and Melquiond's emulation
-    (an exact product and sum, the small parts rounded to odd).
+    float32 and float16 products are exact in float64, so the sum needs care only when
+    it lands halfway between two values of the narrow type; float64 uses Boldo and
+    Melquiond's emulation (an exact product and sum, the small parts rounded to odd).
     """
-    if a.dtype == np.float32:
-        total = np.multiply(a, b, dtype=np.float64)
-        total += c
-        halfway = (total.view(np.int64) & _BELOW_FLOAT32) == _FLOAT32_HALFWAY
-        if halfway.any():
-            product, wide_c = np.broadcast_arrays(np.multiply(a, b, dtype=np.float64), c)
-            exact = _sum_rounded_to_odd(product[halfway], wide_c[halfway].astype(np.float64))
-            total[halfway] = exact
-        return total.astype(np.float32)
+    a = np.asarray(a)
+    dt = np.dtype(dtype if dtype is not None else a.dtype)
+    shape = np.broadcast_shapes(a.shape, np.shape(b), np.shape(c))
+    if math.prod(shape) <= _SLICE:
+        return _fma(a, b, c, dt)
+    a, b, c = np.broadcast_arrays(a, b, c)
+    out = np.empty(shape, dt)
+    flat = [x.reshape(-1) for x in (a, b, c, out)]
+    for start in range(0, out.size, _SLICE):
+        part = slice(start, start + _SLICE)
+        flat[3][part] = _fma(flat[0][part], flat[1][part], flat[2][part], dt)
+    return out
+
+
+def _fma(a: Any, b: Any, c: Any, dt: np.dtype) -> np.ndarray:
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    # At least 1-d: 0-d arrays cannot be indexed by masks.
+    a, b, c = np.broadcast_arrays(*(np.atleast_1d(x) for x in (a, b, c)))
+    if dt == np.float64:
+        return _fma_float64(a.astype(np.float64, copy=False), b, c).reshape(shape)
+    total = np.add(np.multiply(a, b, dtype=np.float64), c, dtype=np.float64)
+    spare = 52 - int(np.finfo(dt).nmant)  # the float64 bits the narrow type has not
+    halfway = (total.view(np.int64) & np.int64(2**spare - 1)) == np.int64(2 ** (spare - 1))
+    if halfway.any():
+        product, wide_c = np.broadcast_arrays(np.multiply(a, b, dtype=np.float64), c)
+        total[halfway] = _sum_rounded_to_odd(product[halfway], wide_c[halfway].astype(np.float64))
+    return total.astype(dt).reshape(shape)
+
+
+def _fma_float64(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
     wide_b, wide_c = np.asarray(b, np.float64), np.asarray(c, np.float64)
-    high, low = _two_product(a.astype(np.float64), wide_b)
+    high, low = _two_product(a, wide_b)
     total, error = _two_sum(np.broadcast_to(wide_c, high.shape), high)
-    return total + _sum_rounded_to_odd(error, low)
+    fused = total + _sum_rounded_to_odd(error, low)
+    # Where splitting overflows or meets inf or nan, and for a sum of zeros (-0.0 + -0.0
+    # is -0.0), the plain sum is the fused one.
+    plain = ~np.isfinite(fused) | ((high == 0) & (wide_c == 0))
+    return np.where(plain, total, fused) if plain.any() else fused
 
 
 def fma_float32_grid(a: np.ndarray, b: Any, c: Any) -> np.ndarray:

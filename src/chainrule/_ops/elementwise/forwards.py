@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._float_math import fma as fused_multiply_add
 from ..broadcasting import broadcast_error
 from ..quiet import mute, quietly, unmute
 
@@ -60,44 +61,10 @@ def float_unary_forward(np_fn: Any) -> Any:
     return forward
 
 
-_SPLIT = 134217729.0  # 2**27 + 1: splits a float64 into two halves of 26 bits
-
-
-def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    c = _SPLIT * a
-    high = c - (c - a)
-    return high, a - high
-
-
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """a + b as a rounded sum and its exact rounding error (Knuth's TwoSum)."""
-    total = a + b
-    back = total - a
-    return total, (a - (total - back)) + (b - back)
-
-
 @quietly
 def fma(a: Any, b: Any, c: Any, dt: np.dtype) -> np.ndarray:
     """a * b + c rounded once, in `dt` (what a fused multiply-add gives)."""
-    a, b, c = (np.asarray(x, np.float64) for x in (a, b, c))
-    product = a * b
-    if dt != np.float64:
-        # The product of two float32s is exact in float64. The sum is rounded to
-        # odd there (an inexact result keeps an odd last bit), so that rounding
-        # it again to dt rounds as once.
-        total, error = _two_sum(product, c)
-        even = (total.view(np.int64) & 1) == 0
-        toward = np.where(error > 0, np.inf, -np.inf)
-        total = np.where((error != 0) & even, np.nextafter(total, toward), total)
-        return np.asarray(total).astype(dt)
-    (a_hi, a_lo), (b_hi, b_lo) = _split(a), _split(b)
-    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
-    total, sum_error = _two_sum(product, c)
-    fused = total + (sum_error + product_error)
-    # Overflow or inf in the splitting, or a sum of zeros (-0.0 + -0.0 is -0.0): the
-    # plain result is right there.
-    plain = ~np.isfinite(fused) | ((product == 0) & (c == 0))
-    return np.asarray(np.where(plain, total, fused))
+    return fused_multiply_add(a, b, c, dt)
 
 
 def scaled_binary_forward(np_fn: Any) -> Any:

@@ -32,6 +32,7 @@ from ._ops.special.cylinder import (
     scaled_modified_bessel_k1,
     spherical_bessel_j0,
 )
+from ._ops.special.incomplete import gammainc, gammaincc, zeta
 from ._ops.special.polynomials import (
     chebyshev_polynomial_t,
     chebyshev_polynomial_u,
@@ -69,6 +70,8 @@ __all__ = [
     "exp2",
     "expit",
     "expm1",
+    "gammainc",
+    "gammaincc",
     "gammaln",
     "hermite_polynomial_h",
     "hermite_polynomial_he",
@@ -104,6 +107,7 @@ __all__ = [
     "spherical_bessel_j0",
     "xlog1py",
     "xlogy",
+    "zeta",
 ]
 
 

@@ -46,6 +46,12 @@ def sym(a: Any) -> Any:
     return a + _t(a)
 
 
+def shift_tensor(a: Any) -> Any:
+    """a + 3I, for a tensor whose leading dims multiply to its trailing dims' size."""
+    n = math.prod(a.shape[-1:]) if a.ndim == 2 else math.prod(a.shape[:-1])
+    return a + 3 * _eye(a.reshape(n, n)).reshape(a.shape)
+
+
 # --- NumPy references -----------------------------------------------------------------------
 
 
@@ -265,6 +271,27 @@ OPS: tuple[Op, ...] = (
        SQ1, rtol32=1e-4, atol32=1e-3, note="a large norm: scaling and squaring"),
     Op("linalg_matrix_exp_method", lambda a: (a / 10).matrix_exp(), lambda a: np_expm(a / 10),
        SQ1, **LA_TOL),
+    # compositions: vecdot, vander, diagonal, cond, tensorinv, tensorsolve
+    Op("linalg_vecdot", lambda a, b: LA(a).vecdot(a, b), lambda a, b: (a * b).sum(-1),
+       (((2, 3), (3,)), ((3,), (3,)), ((2, 1, 3), (4, 3)))),
+    Op("linalg_vecdot_dim", lambda a, b: LA(a).vecdot(a, b, dim=0),
+       lambda a, b: (a * b).sum(0), (((3, 2), (3, 1)),)),
+    Op("linalg_diagonal", lambda a: LA(a).diagonal(a, offset=1),
+       lambda a: np.diagonal(a, 1, -2, -1), (((3, 4),), ((2, 3, 3),))),
+    Op("linalg_vander", lambda a: LA(a).vander(a), lambda a: a[..., None] ** np.arange(a.shape[-1]),
+       (((3,),), ((2, 4),))),
+    Op("linalg_vander_N", lambda a: LA(a).vander(a, N=4),
+       lambda a: np.atleast_1d(a)[..., None] ** np.arange(4), (((3,),), ((),))),
+    *(Op(f"linalg_cond_{name}", lambda a, p=p: LA(a).cond(shift(a), p),
+         lambda a, p=p: np.linalg.cond(shift(a), p), SQ, **LA_TOL)
+      for name, p in (("2", None), ("-2", -2), ("nuc", "nuc"))),
+    Op("linalg_cond_rectangular", lambda a: LA(a).cond(a), np.linalg.cond, (((3, 2),),), **LA_TOL),
+    Op("linalg_tensorinv", lambda a: LA(a).tensorinv(shift_tensor(a), ind=2),
+       lambda a: np.linalg.tensorinv(shift_tensor(a), ind=2), (((2, 3, 6),),), **LA_TOL,
+       name_differs=("ViewBackward0", "torch's inverse is column-major, so its reshape is an "
+                     "alias (ReshapeAliasBackward0): memory layout is not modelled")),
+    Op("linalg_tensorsolve", lambda a, b: LA(a).tensorsolve(shift_tensor(a), b),
+       lambda a, b: np.linalg.tensorsolve(shift_tensor(a), b), (((2, 3, 6), (2, 3)),), **LA_TOL),
     # norms
     *(Op(f"linalg_vector_norm_{p}", lambda a, p=p: LA(a).vector_norm(a, p),
          lambda a, p=p: np_vector_norm(a, p), (((2, 3),), ((4,),), ((),)), NONZERO,

@@ -122,6 +122,11 @@ def _inplace(name: str, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
     return lambda x: getattr(x * 1, name + "_")(*args, **kwargs)
 
 
+def _const(x: Any, value: float) -> Any:
+    """A tensor of `value` shaped and typed like x, outside the graph."""
+    return lib(x).full_like(x.detach(), value)
+
+
 _SPECIAL_NOTE = "values from NumPy-only kernels; accuracy tested over wide ranges in test_unary"
 
 # fmt: off
@@ -238,6 +243,15 @@ OPS: tuple[Op, ...] = (
     Op("special_i1e", _special("i1e"), _mp_expr(lambda mp, v: mp.besseli(1, v) * mp.exp(-abs(v))),
        SMOOTH, Domain(-25.0, 25.0, avoid=(0.0,), gap=0.05), hypothesis="unary"),
     Op("special_entr", _special("entr"), lambda a: -a * np.log(a), SMOOTH, POSITIVE),
+    # differentiable in the second argument only: the first is a constant here
+    Op("special_gammainc", lambda x: lib(x).special.gammainc(_const(x, 2.5), x),
+       _mp_expr(lambda mp, v: mp.gammainc(2.5, 0, v, regularized=True)), SMOOTH, GAMMA),
+    Op("special_gammaincc", lambda x: lib(x).special.gammaincc(_const(x, 0.7), x),
+       _mp_expr(lambda mp, v: mp.gammainc(0.7, v, mp.inf, regularized=True)), SMOOTH, GAMMA),
+    Op("special_zeta", lambda x: lib(x).special.zeta(_const(x, 2.5), x),
+       _mp_expr(lambda mp, v: mp.zeta(2.5, v)), SMOOTH, GAMMA),
+    Op("special_zeta_number", lambda x: lib(x).special.zeta(3, x),
+       _mp_expr(lambda mp, v: mp.zeta(3, v)), UNARY[:1], GAMMA),
     # in-place forms, on a non-leaf
     Op("exp_", _inplace("exp"), np.exp, UNARY[:1]),
     Op("log_", _inplace("log"), np.log, UNARY[:1], POSITIVE),

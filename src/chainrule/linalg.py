@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._ops.linalg.common import LinAlgError
+from ._ops.linalg.composed import cond, diagonal, tensorinv, tensorsolve, vander, vecdot
 from ._ops.linalg.decompositions import cholesky_ex, det, inv, inv_ex
 from ._ops.linalg.decompositions import linalg_cholesky as cholesky
 from ._ops.linalg.decompositions import linalg_qr as qr
@@ -20,8 +21,10 @@ __all__ = [
     "LinAlgError",
     "cholesky",
     "cholesky_ex",
+    "cond",
     "cross",
     "det",
+    "diagonal",
     "eigh",
     "eigvalsh",
     "inv",
@@ -42,5 +45,9 @@ __all__ = [
     "solve_triangular",
     "svd",
     "svdvals",
+    "tensorinv",
+    "tensorsolve",
+    "vander",
+    "vecdot",
     "vector_norm",
 ]

@@ -85,7 +85,7 @@ def invalid_arguments(
     lines = "".join(f"\n * ({signature})" for signature in expected)
     return TypeError(
         f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), "
-        f"but expected one of:{lines}"
+        f"but expected one of:{lines}\n"
     )
 
 

@@ -10,6 +10,7 @@ spectral        eigh, eigvalsh, svd, svdvals, pinv, matrix_rank, lstsq
 norms           vector_norm, matrix_norm, norm (of chainrule.linalg)
 geometry        cross, cdist
 exponential     matrix_exp
+composed        vecdot, vander, diagonal, cond, tensorinv, tensorsolve (compositions)
 common          input checks, LinAlgError, small helpers
 """
 

@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 
-def _inverse_message(k: int) -> str:
+def inverse_message(k: int) -> str:
     return (
         f"The diagonal element {k} is zero, the inversion could not be completed because the "
         "input matrix is singular."
@@ -60,7 +60,7 @@ def _inv_forward(a: np.ndarray, op: str, check: bool) -> tuple[np.ndarray, np.nd
     except np.linalg.LinAlgError:
         info = singular_info(a)
     if check:
-        raise_for_info(op, info, a.ndim > 2, _inverse_message)
+        raise_for_info(op, info, a.ndim > 2, inverse_message)
     bad = (info != 0)[..., None, None]
     out = np.linalg.inv(np.where(bad, np.eye(a.shape[-1], dtype=a.dtype), a))
     return np.where(bad, np.nan, out).astype(a.dtype), info

@@ -2,6 +2,8 @@
 
 functions  the ops: erf, erfc, erfinv, lgamma, digamma, polygamma, mvlgamma, ...
 bessel     modified Bessel functions i0, i1, i0e, i1e
+polynomials  the orthogonal polynomials (Chebyshev, Hermite, Laguerre, Legendre), no gradient
+common     ops PyTorch computes without a graph, from a float64 kernel
 kernels    the NumPy-only float64 kernels behind them
 """
 

@@ -16,7 +16,7 @@ from ..elementwise.conditional import where
 from ..elementwise.unary_common import float64_forward, inplace_form, unary_function
 from ..primitive import Primitive
 
-__all__ = ["i0", "i0_"]
+__all__ = ["i0", "i0_"]  # the kernel `modified_i` is for the family's other modules
 
 _SERIES_MAX = 20.0
 # I0(x) = sum_k u^k / (k!)^2 and I1(x) = x/2 sum_k u^k / (k! (k+1)!), u = x^2/4: positive terms.
@@ -58,7 +58,7 @@ def _scaled(order: int, x: np.ndarray) -> np.ndarray:
     return out if order == 0 else np.copysign(out, x)
 
 
-def _unscaled(order: int, x: np.ndarray) -> np.ndarray:
+def modified_i(order: int, x: np.ndarray) -> np.ndarray:
     """I_order(x), as exp(|x|) times the scaled value (in two steps: no early overflow)."""
     half = np.exp(np.abs(x) / 2)
     return _scaled(order, x) * half * half
@@ -75,14 +75,14 @@ def _near_zero(x: Tensor, near: Tensor | float, rest: Callable[[Tensor], Tensor]
 # (Each rule names ops defined further down; a rule looks its names up when it runs.)
 _i0: Primitive = Primitive(
     "I0Backward0",
-    float64_forward(lambda x: _unscaled(0, x)),
+    float64_forward(lambda x: modified_i(0, x)),
     grads=(lambda g, n: g * _i1(n.self),),
     formulas=("i1(self)",),
     tangent="elementwise",
 )
 _i1: Primitive = Primitive(
     "SpecialI1Backward0",
-    float64_forward(lambda x: _unscaled(1, x)),
+    float64_forward(lambda x: modified_i(1, x)),
     grads=(lambda g, n: g * _near_zero(n.self, 0.5, lambda x: _i0(x) - _i1(x) / x),),
     formulas=("i0(self) - i1(self)/self",),
     tangent="elementwise",

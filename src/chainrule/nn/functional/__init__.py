@@ -26,6 +26,7 @@ from ._multi_head_attention import _in_projection_packed as _in_projection_packe
 from ._multi_head_attention import _mha_shape_check as _mha_shape_check
 from ._norm import *  # noqa: F403
 from ._norm_composed import *  # noqa: F403
+from ._pdist import *  # noqa: F403
 from ._pool import *  # noqa: F403
 from ._pool3d import *  # noqa: F403
 from ._pool_lp import *  # noqa: F403

@@ -12,12 +12,13 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._creation import empty_like, zeros_like
 from ..._dtype import scalar_name
 from ..._ops.primitive import Primitive, wrap_dim
 from ..._ops.quiet import quietly
 from ..._tensor import Tensor
 
-__all__ = ["log_softmax", "softmax", "softmin"]
+__all__ = ["gumbel_softmax", "log_softmax", "softmax", "softmin"]
 
 
 def _along(fn: Any) -> Any:
@@ -174,6 +175,23 @@ def softmin(
     if dtype is not None:
         input = input.to(_dtype.to_dtype(dtype))
     return _softmax_op(-input, dim)
+
+
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """A sample of the Gumbel-softmax distribution over dim: softmax((logits + g) / tau),
+    g = -log(Exponential(1)) drawn as PyTorch draws it; with `hard`, the one-hot vector of
+    its largest entry, whose gradient is the soft sample's (the straight-through trick)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def _required_dim(name: str, dim: int | None) -> int:

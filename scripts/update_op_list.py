@@ -36,8 +36,11 @@ README = ROOT / "README.md"
 BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
 STALE = "docs/ops.md is stale: run python scripts/update_op_list.py"
 
-if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))
+for path in (TESTS, ROOT / "scripts"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+import torch_inventory  # noqa: E402
 
 import chainrule  # noqa: E402
 import chainrule.linalg  # noqa: E402
@@ -359,7 +362,9 @@ def _where(ns: str, op: str) -> str:
     return f"`{where}`" if where else ""
 
 
-def render_doc(ops: dict[str, list[str]], calls: dict[str, set[Key]]) -> str:
+def render_doc(
+    ops: dict[str, list[str]], calls: dict[str, set[Key]], torch_names: dict[str, Any]
+) -> str:
     lines_of = _lines_of(calls)
     out = [DOC_INTRO]
     for ns in NAMESPACES:
@@ -376,7 +381,8 @@ def render_doc(ops: dict[str, list[str]], calls: dict[str, set[Key]]) -> str:
         out.append(
             f"- **{ns}** ({len(missing)}): " + (", ".join(f"`{op}`" for op in missing) or "none")
         )
-    return "\n".join(out) + "\n"
+    out += ["", torch_inventory.render_gap(torch_names)]
+    return "\n".join(out)
 
 
 def render_readme_block(ops: dict[str, list[str]], calls: dict[str, set[Key]]) -> str:
@@ -400,15 +406,18 @@ def replace_block(readme: str, block: str) -> str:
     return pattern.sub(lambda _: block, readme, count=1)
 
 
-def generate() -> tuple[str, str, dict[str, list[str]], dict[str, set[Key]]]:
-    """docs/ops.md's text, README.md's text with the block rewritten, the ops and the calls."""
+def generate(
+    refresh: bool = False,
+) -> tuple[str, str, dict[str, list[str]], dict[str, set[Key]]]:
+    """docs/ops.md's text, README.md's text with the block rewritten, the ops and the calls.
+    `refresh` reads PyTorch's names from torch (if installed) and saves them first."""
     ops, calls = trace_table()
     readme = replace_block(README.read_text(), render_readme_block(ops, calls))
-    return render_doc(ops, calls), readme, ops, calls
+    return render_doc(ops, calls, torch_inventory.torch_names(refresh)), readme, ops, calls
 
 
 def main() -> None:
-    doc, readme, ops, calls = generate()
+    doc, readme, ops, calls = generate(refresh=True)
     DOC.parent.mkdir(exist_ok=True)
     DOC.write_text(doc)
     README.write_text(readme)

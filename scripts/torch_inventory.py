@@ -9,7 +9,10 @@ with its reason; tests/test_op_list.py fails on a name that is neither.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
+import functools
+import inspect
 import json
 import types
 from pathlib import Path
@@ -186,9 +189,34 @@ def _kind(obj: Any) -> str:
     return type(obj).__name__
 
 
+@functools.cache
+def _stub_outs(torch: Any) -> frozenset[str]:
+    """The torch.* functions bound from C++ that take `out=` in some signature, from the
+    type stub PyTorch ships for them."""
+    stub = Path(torch.__file__).parent / "_C" / "_VariableFunctions.pyi"
+    return frozenset(
+        node.name
+        for node in ast.parse(stub.read_text()).body
+        if isinstance(node, ast.FunctionDef)
+        and any(a.arg == "out" for a in node.args.args + node.args.kwonlyargs)
+    )
+
+
+def _takes_out(torch: Any, label: str, name: str) -> bool:
+    fn = getattr(torch.linalg if label == "torch.linalg" else torch.special, name, None)
+    if label == "torch":
+        fn = getattr(torch, name)
+        if not isinstance(fn, types.FunctionType):
+            return name in _stub_outs(torch)
+    if isinstance(fn, types.FunctionType):
+        return "out" in inspect.signature(fn).parameters
+    # linalg and special have no stub: their docstrings open with the signature
+    return "out=" in (fn.__doc__ or "").strip().split("\n\n", 1)[0]
+
+
 def read_torch(torch: Any) -> dict[str, Any]:
-    """The public names of PyTorch's op namespaces, with their kinds, and the torch.*
-    functions that take `out=`."""
+    """The public names of PyTorch's op namespaces, with their kinds, and the functions of
+    `torch`, `torch.linalg` and `torch.special` that take `out=`."""
     modules = {
         "torch": torch,
         "torch.Tensor": torch.Tensor,
@@ -214,13 +242,10 @@ def read_torch(torch: Any) -> dict[str, Any]:
                 continue  # classes, modules, dtypes and constants are not ops
             found[name] = _kind(obj)
         names[label] = dict(sorted(found.items()))
-    schemas = torch._C._jit_get_all_schemas()
-    with_out = {
-        s.name.removeprefix("aten::")
-        for s in schemas
-        if s.name.startswith("aten::") and any(a.name == "out" for a in s.arguments)
+    out = {
+        label: sorted(n for n in names[label] if _takes_out(torch, label, n))
+        for label in ("torch", "torch.linalg", "torch.special")
     }
-    out = sorted(n for n in names["torch"] if n in with_out)
     return {"version": torch.__version__.split("+")[0], "names": names, "out": out}
 
 

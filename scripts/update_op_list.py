@@ -315,13 +315,14 @@ def _bindings(module_name: str) -> frozenset[str]:
 
 def defined_in(obj: Any) -> str:
     """The file (relative to the package) whose top level defines `obj`, or "" if none does."""
+    obj = inspect.unwrap(obj)  # through the keyword spellings' wrapper (_ops/keywords.py)
     for module_name, module in sorted(sys.modules.items()):
         if not module_name.startswith("chainrule") or not getattr(module, "__file__", None):
             continue
         if Path(module.__file__).name == "__init__.py":
             continue  # a package's __init__ only re-exports
         for name, value in vars(module).items():
-            if value is obj and name in _bindings(module_name):
+            if inspect.unwrap(value) is obj and name in _bindings(module_name):
                 return Path(module.__file__).resolve().relative_to(PACKAGE).as_posix()
     return ""
 

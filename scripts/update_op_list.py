@@ -70,7 +70,8 @@ NOT_OPS_TOP = frozenset(
         "inference_mode", "is_inference_mode_enabled",
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
         # questions answered with a Python value
-        "is_tensor", "numel", "allclose", "equal",
+        "is_tensor", "numel", "allclose", "equal", "is_floating_point", "is_complex",
+        "is_signed", "is_inference", "is_nonzero", "is_same_size",
         # files
         "save", "load",
     }
@@ -84,6 +85,7 @@ NOT_OPS_TENSOR = frozenset(
         # questions answered with a Python value, and conversions out of chainrule
         "dim", "ndimension", "nelement", "element_size", "size", "stride", "data_ptr",
         "is_complex", "is_contiguous", "is_floating_point", "item", "tolist", "numpy",
+        "is_signed", "is_same_size", "is_nonzero", "storage_offset",
         "type", "cpu", "cuda", "is_inference",
         # factories
         "new_tensor", "new_zeros", "new_ones", "new_full", "new_empty",

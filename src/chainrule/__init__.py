@@ -146,6 +146,31 @@ def numel(input: Tensor) -> _builtins.int:
     return input.numel()
 
 
+# Questions about one tensor, as functions (each is also a Tensor method).
+def is_floating_point(input: Tensor) -> _builtins.bool:
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> _builtins.bool:
+    return input.is_complex()
+
+
+def is_signed(input: Tensor) -> _builtins.bool:
+    return input.is_signed()
+
+
+def is_inference(input: Tensor) -> _builtins.bool:
+    return input.is_inference()
+
+
+def is_nonzero(input: Tensor) -> _builtins.bool:
+    return input.is_nonzero()
+
+
+def is_same_size(input: Tensor, other: Tensor) -> _builtins.bool:
+    return input.is_same_size(other)
+
+
 # Every op takes the spellings PyTorch's argument parser adds (`axis=`, `keepdims=`, `out=`).
 _accept_keywords(globals(), "torch", [n for n in list(globals()) if not n.startswith("_")])
 

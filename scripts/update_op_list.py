@@ -36,8 +36,11 @@ README = ROOT / "README.md"
 BEGIN, END = "<!-- ops:begin -->", "<!-- ops:end -->"
 STALE = "docs/ops.md is stale: run python scripts/update_op_list.py"
 
-if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))
+for path in (TESTS, ROOT / "scripts"):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+import torch_inventory  # noqa: E402
 
 import chainrule  # noqa: E402
 import chainrule.linalg  # noqa: E402
@@ -67,7 +70,8 @@ NOT_OPS_TOP = frozenset(
         "inference_mode", "is_inference_mode_enabled",
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
         # questions answered with a Python value
-        "is_tensor", "numel", "allclose", "equal",
+        "is_tensor", "numel", "allclose", "equal", "is_floating_point", "is_complex",
+        "is_signed", "is_inference", "is_nonzero", "is_same_size",
         # files
         "save", "load",
     }
@@ -81,6 +85,7 @@ NOT_OPS_TENSOR = frozenset(
         # questions answered with a Python value, and conversions out of chainrule
         "dim", "ndimension", "nelement", "element_size", "size", "stride", "data_ptr",
         "is_complex", "is_contiguous", "is_floating_point", "item", "tolist", "numpy",
+        "is_signed", "is_same_size", "is_nonzero", "storage_offset",
         "type", "cpu", "cuda", "is_inference",
         # factories
         "new_tensor", "new_zeros", "new_ones", "new_full", "new_empty",
@@ -312,13 +317,14 @@ def _bindings(module_name: str) -> frozenset[str]:
 
 def defined_in(obj: Any) -> str:
     """The file (relative to the package) whose top level defines `obj`, or "" if none does."""
+    obj = inspect.unwrap(obj)  # through the keyword spellings' wrapper (_ops/keywords.py)
     for module_name, module in sorted(sys.modules.items()):
         if not module_name.startswith("chainrule") or not getattr(module, "__file__", None):
             continue
         if Path(module.__file__).name == "__init__.py":
             continue  # a package's __init__ only re-exports
         for name, value in vars(module).items():
-            if value is obj and name in _bindings(module_name):
+            if inspect.unwrap(value) is obj and name in _bindings(module_name):
                 return Path(module.__file__).resolve().relative_to(PACKAGE).as_posix()
     return ""
 
@@ -359,7 +365,9 @@ def _where(ns: str, op: str) -> str:
     return f"`{where}`" if where else ""
 
 
-def render_doc(ops: dict[str, list[str]], calls: dict[str, set[Key]]) -> str:
+def render_doc(
+    ops: dict[str, list[str]], calls: dict[str, set[Key]], torch_names: dict[str, Any]
+) -> str:
     lines_of = _lines_of(calls)
     out = [DOC_INTRO]
     for ns in NAMESPACES:
@@ -376,7 +384,8 @@ def render_doc(ops: dict[str, list[str]], calls: dict[str, set[Key]]) -> str:
         out.append(
             f"- **{ns}** ({len(missing)}): " + (", ".join(f"`{op}`" for op in missing) or "none")
         )
-    return "\n".join(out) + "\n"
+    out += ["", torch_inventory.render_gap(torch_names)]
+    return "\n".join(out)
 
 
 def render_readme_block(ops: dict[str, list[str]], calls: dict[str, set[Key]]) -> str:
@@ -400,15 +409,18 @@ def replace_block(readme: str, block: str) -> str:
     return pattern.sub(lambda _: block, readme, count=1)
 
 
-def generate() -> tuple[str, str, dict[str, list[str]], dict[str, set[Key]]]:
-    """docs/ops.md's text, README.md's text with the block rewritten, the ops and the calls."""
+def generate(
+    refresh: bool = False,
+) -> tuple[str, str, dict[str, list[str]], dict[str, set[Key]]]:
+    """docs/ops.md's text, README.md's text with the block rewritten, the ops and the calls.
+    `refresh` reads PyTorch's names from torch (if installed) and saves them first."""
     ops, calls = trace_table()
     readme = replace_block(README.read_text(), render_readme_block(ops, calls))
-    return render_doc(ops, calls), readme, ops, calls
+    return render_doc(ops, calls, torch_inventory.torch_names(refresh)), readme, ops, calls
 
 
 def main() -> None:
-    doc, readme, ops, calls = generate()
+    doc, readme, ops, calls = generate(refresh=True)
     DOC.parent.mkdir(exist_ok=True)
     DOC.write_text(doc)
     README.write_text(readme)

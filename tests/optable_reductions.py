@@ -119,6 +119,8 @@ OPS: tuple[Op, ...] = (
     Op("nanmean_dim", lambda x: lib(x).nanmean(x, (0, 1)), lambda x: x.mean((0, 1)), M234),
     # scans
     Op("cumsum", lambda x: x.cumsum(1), lambda x: x.cumsum(1), (((2, 3),), ((2, 3, 2),))),
+    Op("cumsum_", lambda x: (x * 1).cumsum_(0), lambda x: x.cumsum(0), M23),
+    Op("cumprod_", lambda x: (x * 1).cumprod_(1), lambda x: x.cumprod(1), M23),
     Op("cumsum_last", lambda x: x.cumsum(-1), lambda x: np.cumsum(x, -1) if x.ndim else x, SMALL,
        hypothesis="unary"),
     Op("cumsum_fn", lambda x: lib(x).cumsum(x, dim=0), lambda x: x.cumsum(0), M23),

@@ -215,5 +215,24 @@ OPS: tuple[Op, ...] = (
        lambda x, v: _index_add_ref(x, 0, [0, 0, 2], v, 1.0), (((3, 2), (3, 2)), ((3, 2), (2,)))),
     Op("index_put_mask", lambda c, x, v: x.index_put((c,), v),
        lambda c, x, v: _assigned(x, c, v), ((MASK, (2, 3), ()),)),
+
+    # bringing tensors to one shape (views and a stack, as PyTorch composes them)
+    Op("broadcast_tensors", lambda x, y: _weighted_pieces(lib(x).broadcast_tensors(x, y)),
+       lambda x, y: _weighted_pieces(np.broadcast_arrays(x, y)), (((2, 1), (3,)),)),
+    Op("meshgrid_ij", lambda x, y: _weighted_pieces(lib(x).meshgrid(x, y, indexing="ij")),
+       lambda x, y: _weighted_pieces(np.meshgrid(x, y, indexing="ij")), (((2,), (3,)),)),
+    Op("meshgrid_xy", lambda x, y, z: _weighted_pieces(lib(x).meshgrid([x, y, z], indexing="xy")),
+       lambda x, y, z: _weighted_pieces(np.meshgrid(x, y, z, indexing="xy")),
+       (((2,), (3,), (2,)),)),
+    Op("cartesian_prod", lambda x, y: lib(x).cartesian_prod(x, y),
+       lambda x, y: np.stack([g.reshape(-1) for g in np.meshgrid(x, y, indexing="ij")], 1),
+       (((2,), (3,)),)),
+    Op("ravel", lambda x: x.t().ravel(), lambda x: x.T.reshape(-1), (((2, 3),),)),
+    Op("ravel_fn", lambda x: lib(x).ravel(x), lambda x: x.reshape(-1), (((2, 3),),)),
+    Op("diagflat", lambda x: x.diagflat(), lambda x: np.diagflat(x), (((2, 2),), ((3,),))),
+    Op("diagflat_offset", lambda x: lib(x).diagflat(x, -1), lambda x: np.diagflat(x, -1),
+       (((3,),),)),
+    Op("broadcast_to_method", lambda x: x.broadcast_to(2, 3), lambda x: np.broadcast_to(x, (2, 3)),
+       (((3,),),)),
 )
 # fmt: on

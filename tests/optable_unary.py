@@ -263,6 +263,7 @@ OPS: tuple[Op, ...] = (
     Op("abs_", _inplace("abs"), np.abs, UNARY[:1], OFF_INTEGERS),
     Op("absolute_", _inplace("absolute"), np.abs, UNARY[:1], OFF_INTEGERS),
     Op("neg_", _inplace("neg"), np.negative, UNARY[:1]),
+    Op("negative_method", lambda x: x.negative(), np.negative, UNARY[:1]),
     Op("negative_", _inplace("negative"), np.negative, UNARY[:1]),
     Op("relu_", _inplace("relu"), lambda a: np.maximum(a, 0), UNARY[:1], OFF_INTEGERS),
     Op("reciprocal_", _inplace("reciprocal"), np.reciprocal, UNARY[:1], POSITIVE),

@@ -215,6 +215,7 @@ OP_LAYERS = [
         "inplace",
         "view_tracking",
         "forward_mode",
+        "keywords",
     ),
     ("elementwise", "shape"),
     ("indexing",),

@@ -50,6 +50,45 @@ def test_every_table_line_calls_a_public_op(generated: tuple) -> None:
 def test_tracing_puts_everything_back(op_list: ModuleType, generated: tuple) -> None:
     import chainrule
 
-    assert not hasattr(chainrule.exp, "__wrapped__")
+    assert not hasattr(chainrule.Tensor.exp, "__wrapped__")
+    assert not hasattr(chainrule.exp.__wrapped__, "__wrapped__")  # only the out= wrapper
     assert not hasattr(chainrule.Tensor.__add__, "__wrapped__")
     assert not hasattr(chainrule.nn.functional.relu, "__wrapped__")
+
+
+# --- PyTorch's public names: each implemented, or left out with a reason ----------------------
+
+
+@pytest.fixture(scope="module")
+def inventory(op_list: ModuleType) -> ModuleType:
+    return op_list.torch_inventory
+
+
+def test_every_public_torch_name_is_implemented_or_left_out_with_a_reason(
+    inventory: ModuleType,
+) -> None:
+    groups = inventory.inventory(inventory.torch_names(refresh=False))
+    unexplained = {ns: g["unexplained"] for ns, g in groups.items() if g["unexplained"]}
+    assert not unexplained, (
+        f"add these to torch_inventory.LEFT_OUT or implement them: {unexplained}"
+    )
+
+
+def test_a_name_without_a_reason_is_caught(inventory: ModuleType) -> None:
+    data = {"names": {"torch": {"exp": "native", "frobnicate": "native", "cudnn_frob": "native"}}}
+    groups = inventory.inventory(data)["torch"]
+    assert groups["implemented"] == ["exp"]
+    assert groups["unexplained"] == ["frobnicate"]
+    assert groups[inventory.INTERNAL] == ["cudnn_frob"]
+
+
+def test_no_left_out_line_names_an_implemented_op(inventory: ModuleType) -> None:
+    """A line of LEFT_OUT that matches no missing name is stale: the op is done, drop the line."""
+    assert inventory.unused_patterns(inventory.torch_names(refresh=False)) == []
+
+
+def test_saved_names_are_torch_2_13s(torch: ModuleType, inventory: ModuleType) -> None:
+    if not torch.__version__.startswith(inventory.VERSION):
+        pytest.skip(f"the saved names are PyTorch {inventory.VERSION}'s")
+    saved = inventory.torch_names(refresh=False)
+    assert inventory.read_torch(torch) == saved, "run python scripts/update_op_list.py"

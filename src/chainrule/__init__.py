@@ -65,6 +65,7 @@ from ._dtype import (
 from ._ops.elementwise import *  # noqa: F403
 from ._ops.indexing import *  # noqa: F403
 from ._ops.inplace import apply_inplace as _apply_inplace
+from ._ops.keywords import accept_in as _accept_keywords
 from ._ops.linalg import *  # noqa: F403
 from ._ops.linalg.matrix_multiply import ger
 from ._ops.reduction import *  # noqa: F403
@@ -144,5 +145,33 @@ def is_tensor(obj: object) -> _builtins.bool:
 def numel(input: Tensor) -> _builtins.int:
     return input.numel()
 
+
+# Questions about one tensor, as functions (each is also a Tensor method).
+def is_floating_point(input: Tensor) -> _builtins.bool:
+    return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> _builtins.bool:
+    return input.is_complex()
+
+
+def is_signed(input: Tensor) -> _builtins.bool:
+    return input.is_signed()
+
+
+def is_inference(input: Tensor) -> _builtins.bool:
+    return input.is_inference()
+
+
+def is_nonzero(input: Tensor) -> _builtins.bool:
+    return input.is_nonzero()
+
+
+def is_same_size(input: Tensor, other: Tensor) -> _builtins.bool:
+    return input.is_same_size(other)
+
+
+# Every op takes the spellings PyTorch's argument parser adds (`axis=`, `keepdims=`, `out=`).
+_accept_keywords(globals(), "torch", [n for n in list(globals()) if not n.startswith("_")])
 
 __version__ = "0.1.0"

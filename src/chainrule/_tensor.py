@@ -179,8 +179,39 @@ class Tensor(_OpMethods):
     def is_complex(self) -> bool:
         return False
 
+    def is_signed(self) -> bool:
+        return self._data.dtype.kind in "fi"
+
+    def is_same_size(self, other: Tensor) -> bool:
+        return self._data.shape == other._data.shape
+
+    def is_nonzero(self) -> bool:
+        """The one value as a bool (PyTorch's error for none or several)."""
+        if self._data.size != 1:
+            amount = "no values" if self._data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
+        return bool(self._data.reshape(()))
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
+
     def element_size(self) -> int:
         return int(self._data.itemsize)
+
+    @property
+    def itemsize(self) -> int:
+        return int(self._data.itemsize)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of all elements (an expanded tensor counts each of its elements)."""
+        return int(self._data.size * self._data.itemsize)
+
+    def storage_offset(self) -> int:
+        """Elements between the start of the base's memory and this view's first element."""
+        root = self._base if self._base is not None else self
+        return (self.data_ptr() - root.data_ptr()) // int(self._data.itemsize)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         return bool(self._data.flags.c_contiguous)

@@ -69,18 +69,25 @@ class TensorSurface:
     def add_(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor: ...  # inplace_forms.add_
     def sub(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor: ...  # arithmetic.sub
     def sub_(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor: ...  # inplace_forms.sub_
+    def subtract(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor: ...  # arithmetic.sub
     def subtract_(self, other: Tensor | Number, *, alpha: Number = ...) -> Tensor: ...  # inplace_forms.sub_
     def mul(self, other: Tensor | Number) -> Tensor: ...  # arithmetic.mul
     def mul_(self, other: Tensor | Number) -> Tensor: ...  # inplace_forms.mul_
+    def multiply(self, other: Tensor | Number) -> Tensor: ...  # arithmetic.mul
     def multiply_(self, other: Tensor | Number) -> Tensor: ...  # inplace_forms.mul_
     def div(self, other: Tensor | Number, *, rounding_mode: _builtins.str | None = ...) -> Tensor: ...  # arithmetic.div
     def div_(self, other: Tensor | Number, *, rounding_mode: _builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
+    def divide(self, other: Tensor | Number, *, rounding_mode: _builtins.str | None = ...) -> Tensor: ...  # arithmetic.div
     def divide_(self, other: Tensor | Number, *, rounding_mode: _builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
+    def true_divide(self, other: Tensor | Number, *, rounding_mode: _builtins.str | None = ...) -> Tensor: ...  # arithmetic.div
+    def true_divide_(self, other: Tensor | Number, *, rounding_mode: _builtins.str | None = ...) -> Tensor: ...  # inplace_forms.div_
     def neg(self) -> Tensor: ...  # arithmetic.neg
     def neg_(self, /) -> Tensor: ...  # inplace_forms.neg_
+    def negative(self) -> Tensor: ...  # arithmetic.neg
     def negative_(self, /) -> Tensor: ...  # inplace_forms.negative_
     def positive(self) -> Tensor: ...  # rounding.positive
     def pow(self, exponent: Tensor | Number) -> Tensor: ...  # arithmetic.pow
+    def pow_(self, /, exponent: Tensor | Number) -> Tensor: ...  # inplace_forms.pow_
     def square(self) -> Tensor: ...  # arithmetic.square
     def square_(self, /) -> Tensor: ...  # inplace_forms.square_
     def reciprocal(self) -> Tensor: ...  # exp_log.reciprocal
@@ -250,10 +257,15 @@ class TensorSurface:
     def allclose(self, other: Tensor, rtol: _builtins.float = ..., atol: _builtins.float = ..., equal_nan: _builtins.bool = ...) -> _builtins.bool: ...  # compare.allclose_method
     def equal(self, other: Tensor) -> _builtins.bool: ...  # compare.equal_method
     def logical_not(self) -> Tensor: ...  # bitwise.logical_not
+    def logical_not_(self, /) -> Tensor: ...  # bitwise.logical_not_
     def logical_and(self, other: Tensor | Number, /) -> Tensor: ...  # bitwise.logical_and
+    def logical_and_(self, args: Tensor | Number, /) -> Tensor: ...  # bitwise.logical_and_
     def logical_or(self, other: Tensor | Number, /) -> Tensor: ...  # bitwise.logical_or
+    def logical_or_(self, args: Tensor | Number, /) -> Tensor: ...  # bitwise.logical_or_
     def logical_xor(self, other: Tensor | Number, /) -> Tensor: ...  # bitwise.logical_xor
+    def logical_xor_(self, args: Tensor | Number, /) -> Tensor: ...  # bitwise.logical_xor_
     def bitwise_not(self) -> Tensor: ...  # bitwise.bitwise_not
+    def bitwise_not_(self, /) -> Tensor: ...  # bitwise.bitwise_not_
     def bitwise_and(self, other: Tensor | Number, /) -> Tensor: ...  # bitwise.bitwise_and
     def bitwise_and_(self, other: Tensor | Number, /) -> Tensor: ...  # bitwise.bitwise_and_
     def bitwise_or(self, other: Tensor | Number, /) -> Tensor: ...  # bitwise.bitwise_or
@@ -286,11 +298,13 @@ class TensorSurface:
     def reshape(self, *shape: Any) -> Tensor: ...  # views.reshape
     def reshape_as(self, other: Tensor) -> Tensor: ...  # views.reshape_as
     def flatten(self, start_dim: _builtins.int = ..., end_dim: _builtins.int = ...) -> Tensor: ...  # views.flatten
+    def ravel(self) -> Tensor: ...  # combining.ravel
     def unflatten(self, dim: _builtins.int, sizes: _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.unflatten
     def squeeze(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ...) -> Tensor: ...  # views.squeeze
     def unsqueeze(self, dim: _builtins.int) -> Tensor: ...  # views.unsqueeze
     def expand(self, *sizes: Any) -> Tensor: ...  # views.expand
     def expand_as(self, other: Tensor) -> Tensor: ...  # views.expand_as
+    def broadcast_to(self, *sizes: Any) -> Tensor: ...  # views.expand
     def transpose(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.transpose
     def swapaxes(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.swapaxes
     def swapdims(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.swapdims
@@ -321,6 +335,7 @@ class TensorSurface:
     def dsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.dsplit
     def diag(self, diagonal: _builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.diag
     def diag_embed(self, offset: _builtins.int = ..., dim1: _builtins.int = ..., dim2: _builtins.int = ...) -> Tensor: ...  # diagonals.diag_embed
+    def diagflat(self, offset: _builtins.int = ...) -> Tensor: ...  # combining.diagflat
     def diagonal(self, offset: _builtins.int = ..., dim1: _builtins.int = ..., dim2: _builtins.int = ...) -> Tensor: ...  # diagonals.diagonal
     def trace(self) -> Tensor: ...  # diagonals.trace
     def tril(self, diagonal: _builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.tril
@@ -412,7 +427,9 @@ class TensorSurface:
     def median(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.median
     def nanmedian(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.nanmedian
     def cumsum(self, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumsum
+    def cumsum_(self, /, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumsum_
     def cumprod(self, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumprod
+    def cumprod_(self, /, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumprod_
     def cummax(self, dim: Any = ...) -> Any: ...  # scans.cummax
     def cummin(self, dim: Any = ...) -> Any: ...  # scans.cummin
     def logcumsumexp(self, dim: Any = ...) -> Tensor: ...  # scans.logcumsumexp
@@ -423,6 +440,7 @@ class TensorSurface:
     def mv(self, vec: Tensor) -> Tensor: ...  # matrix_multiply.mv
     def dot(self, tensor: Tensor) -> Tensor: ...  # matrix_multiply.dot
     def outer(self, vec2: Tensor) -> Tensor: ...  # matrix_multiply.outer
+    def ger(self, vec2: Tensor) -> Tensor: ...  # matrix_multiply.outer
     def inner(self, other: Tensor) -> Tensor: ...  # products.inner
     def vdot(self, other: Tensor) -> Tensor: ...  # products.vdot
     def kron(self, other: Tensor) -> Tensor: ...  # products.kron

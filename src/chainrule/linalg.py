@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._ops.keywords import accept_in
 from ._ops.linalg.common import LinAlgError
 from ._ops.linalg.composed import cond, diagonal, tensorinv, tensorsolve, vander, vecdot
 from ._ops.linalg.decompositions import cholesky_ex, det, inv, inv_ex
@@ -51,3 +52,6 @@ __all__ = [
     "vecdot",
     "vector_norm",
 ]
+
+# Every op takes the spellings PyTorch's argument parser adds (`axis=`, `out=`, ...).
+accept_in(globals(), "torch.linalg", __all__)

@@ -15,6 +15,7 @@ from ._ops.elementwise import arithmetic as _arithmetic
 from ._ops.elementwise import rounding as _rounding
 from ._ops.elementwise.binary_math import xlog1py, xlogy
 from ._ops.elementwise.unary_common import check_tensor
+from ._ops.keywords import accept_in
 from ._ops.reduction.sum_mean import logsumexp
 from ._ops.special import bessel as _bessel
 from ._ops.special import functions as _special
@@ -177,3 +178,7 @@ def ndtr(input: Tensor) -> Tensor:
     check_tensor("special_ndtr", input)
     times, plus = _arithmetic.mul_scalar, _arithmetic.add_scalar
     return times(plus(_special.erf(times(input, math.sqrt(0.5))), 1.0), 0.5)
+
+
+# Every op takes the spellings PyTorch's argument parser adds (`axis=`, `out=`, ...).
+accept_in(globals(), "torch.special", __all__)

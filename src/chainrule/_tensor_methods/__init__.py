@@ -26,6 +26,7 @@ from __future__ import annotations
 from types import FunctionType
 from typing import Any
 
+from .._ops.keywords import accept_keywords
 from .._tensor import Tensor
 from .elementwise import ElementwiseMethods
 from .operators import OperatorMethods
@@ -64,8 +65,11 @@ def entries() -> dict[str, Any]:
 
 
 def bind() -> None:
-    """Copy the table onto Tensor (once, at import)."""
+    """Copy the table onto Tensor (once, at import), each method taking the spellings
+    PyTorch's argument parser adds (`axis=` for `dim=`, ...; see `_ops/keywords.py`)."""
     for name, member in entries().items():
         if name in Tensor.__dict__:
             raise RuntimeError(f"Tensor.{name} is defined twice: in _tensor.py and the table")
+        if isinstance(member, FunctionType):
+            member = accept_keywords(member, "torch.Tensor", name)
         setattr(Tensor, name, member)

@@ -31,18 +31,25 @@ class ElementwiseMethods:
     add_ = inplace_forms.add_
     sub = arithmetic.sub
     sub_ = inplace_forms.sub_
+    subtract = arithmetic.sub
     subtract_ = inplace_forms.sub_
     mul = arithmetic.mul
     mul_ = inplace_forms.mul_
+    multiply = arithmetic.mul
     multiply_ = inplace_forms.mul_
     div = arithmetic.div
     div_ = inplace_forms.div_
+    divide = arithmetic.div
     divide_ = inplace_forms.div_
+    true_divide = arithmetic.div
+    true_divide_ = inplace_forms.div_
     neg = arithmetic.neg
     neg_ = inplace_forms.neg_
+    negative = arithmetic.neg
     negative_ = inplace_forms.negative_
     positive = rounding.positive
     pow = arithmetic.pow
+    pow_ = inplace_forms.pow_
     square = arithmetic.square
     square_ = inplace_forms.square_
     reciprocal = exp_log.reciprocal
@@ -228,10 +235,15 @@ class ElementwiseMethods:
 
     # --- elementwise: logical and bitwise --------------------------------------------------
     logical_not = bitwise.logical_not
+    logical_not_ = bitwise.logical_not_
     logical_and = bitwise.logical_and
+    logical_and_ = bitwise.logical_and_
     logical_or = bitwise.logical_or
+    logical_or_ = bitwise.logical_or_
     logical_xor = bitwise.logical_xor
+    logical_xor_ = bitwise.logical_xor_
     bitwise_not = bitwise.bitwise_not
+    bitwise_not_ = bitwise.bitwise_not_
     bitwise_and = bitwise.bitwise_and
     bitwise_and_ = bitwise.bitwise_and_
     bitwise_or = bitwise.bitwise_or

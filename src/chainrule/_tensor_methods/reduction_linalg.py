@@ -53,7 +53,9 @@ class ReductionLinalgMethods:
     median = sorting.median
     nanmedian = sorting.nanmedian
     cumsum = scans.cumsum
+    cumsum_ = scans.cumsum_
     cumprod = scans.cumprod
+    cumprod_ = scans.cumprod_
     cummax = scans.cummax
     cummin = scans.cummin
     logcumsumexp = scans.logcumsumexp
@@ -66,6 +68,7 @@ class ReductionLinalgMethods:
     mv = matrix_multiply.mv
     dot = matrix_multiply.dot
     outer = matrix_multiply.outer
+    ger = matrix_multiply.outer
     inner = products.inner
     vdot = products.vdot
     kron = products.kron

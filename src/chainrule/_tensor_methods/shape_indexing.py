@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .. import _conversion as conversion
 from .. import _creation as creation
 from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
-from .._ops.shape import diagonals, rearrange, splitting, views
+from .._ops.shape import combining, diagonals, rearrange, splitting, views
 from .._tensor import Tensor
 
 __all__ = ["ShapeIndexingMethods"]
@@ -25,11 +25,13 @@ class ShapeIndexingMethods:
     reshape = views.reshape
     reshape_as = views.reshape_as
     flatten = views.flatten
+    ravel = combining.ravel
     unflatten = rearrange.unflatten
     squeeze = views.squeeze
     unsqueeze = views.unsqueeze
     expand = views.expand
     expand_as = views.expand_as
+    broadcast_to = views.expand  # `x.broadcast_to(2, 3)` as well as a tuple, as expand
     transpose = views.transpose
     swapaxes = views.swapaxes
     swapdims = views.swapdims
@@ -73,6 +75,7 @@ class ShapeIndexingMethods:
     # --- shape: diagonals and triangles ----------------------------------------------------
     diag = diagonals.diag
     diag_embed = diagonals.diag_embed
+    diagflat = combining.diagflat
     diagonal = diagonals.diagonal
     trace = diagonals.trace
     tril = diagonals.tril

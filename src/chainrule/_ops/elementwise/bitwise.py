@@ -16,6 +16,7 @@ from ..._tensor import Tensor
 from ..primitive import Number, as_operands
 from .binary_common import dunder, inplace_pair_op, not_implemented_for, pair_method, pair_op
 from .compare import _compare
+from .unary_common import inplace_form
 
 __all__ = [
     "bitwise_and",
@@ -123,6 +124,12 @@ rshift_operator = dunder(_right)
 rrshift_operator = dunder(_right, reflected=True)
 ilshift_operator = dunder(bitwise_left_shift_)
 irshift_operator = dunder(bitwise_right_shift_)
+logical_not_ = inplace_form(logical_not, "logical_not_")
+logical_and_ = inplace_form(logical_and, "logical_and_")
+logical_or_ = inplace_form(logical_or, "logical_or_")
+logical_xor_ = inplace_form(logical_xor, "logical_xor_")
+bitwise_not_ = inplace_form(bitwise_not, "bitwise_not_")
+
 iand_operator = dunder(bitwise_and_)
 ior_operator = dunder(bitwise_or_)
 ixor_operator = dunder(bitwise_xor_)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import Number, Primitive, as_operands
-from .arithmetic import add, div, mul, neg, negative, square, sub
+from .arithmetic import add, div, mul, neg, negative, pow, square, sub
 from .clamping import relu
 from .exp_log import (
     exp,
@@ -186,3 +186,6 @@ def div_(self: Tensor, other: Tensor | Number, *, rounding_mode: str | None = No
     """`self /= other`, in place (rounded as `div` rounds, when `rounding_mode` is given)."""
     as_operands(self, other)
     return apply_inplace(self, lambda old: div(old, other, rounding_mode=rounding_mode))
+
+
+pow_ = inplace_form(pow, "pow_")

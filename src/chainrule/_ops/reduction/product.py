@@ -71,7 +71,8 @@ _prod_dim = Primitive(
 _PROD_SIGNATURES = {
     False: (
         "Tensor input, *, torch.dtype dtype = None",
-        "Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None",
+        "Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, "
+        "Tensor out = None",
     ),
     True: (
         "*, torch.dtype dtype = None",

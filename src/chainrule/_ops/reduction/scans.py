@@ -15,6 +15,7 @@ from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.bitwise import logical_xor
 from ..elementwise.conditional import where
+from ..elementwise.unary_common import inplace_form
 from ..primitive import Primitive, wrap_dim
 from ..shape.rearrange import flip
 from ..shape.views import cat
@@ -229,3 +230,7 @@ def diff(
         later, earlier = out.narrow(d, 1, size - 1), out.narrow(d, 0, size - 1)
         out = logical_xor(later, earlier) if out.dtype == _dtype.bool_ else later - earlier
     return out
+
+
+cumsum_ = inplace_form(cumsum, "cumsum_")
+cumprod_ = inplace_form(cumprod, "cumprod_")

@@ -102,6 +102,8 @@ def split_method(
     """`x.split(2)`, or `x.split(split_size_or_sections=[1, 2])`: as `split`."""
     if split_size is None:
         split_size = kwargs.pop("split_size_or_sections", None)
+    for name in kwargs:
+        raise TypeError(f"Tensor.split() got an unexpected keyword argument '{name}'")
     return split(self, split_size, dim)
 
 

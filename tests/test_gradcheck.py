@@ -70,6 +70,21 @@ class CubeDetachedBackward(Function):
         return 3 * g * x.detach() ** 2
 
 
+class SquareDetachedGradOutput(Function):
+    """x**2 whose backward detaches its grad_output: right first and second derivatives in x,
+    but nothing flows back to the grad_output (what jvp and hvp differentiate)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Any) -> Any:
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx: Any, g: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        return 2 * g.detach() * x
+
+
 class TwoOutputsSecondWrong(Function):
     @staticmethod
     def forward(ctx: Any, x: Any) -> Any:
@@ -328,6 +343,27 @@ def test_gradgradcheck_catches_a_backward_that_is_not_differentiable(x: chainrul
         gradgradcheck(CubeDetachedBackward.apply, (x,), fast_mode=True)
 
 
+def test_gradgradcheck_differentiates_with_respect_to_grad_outputs(x: chainrule.Tensor) -> None:
+    # The grad_outputs are numbered after the inputs: input 1 is the one of output 0.
+    with pytest.raises(GradcheckError) as info:
+        gradgradcheck(SquareDetachedGradOutput.apply, (x,))
+    first = str(info.value).splitlines()[0]
+    assert first == "Jacobian mismatch for output 0 with respect to input 1,"
+    assert "analytical:tensor([[0., 0., 0.]," in str(info.value)
+    # Given grad_outputs that do not require grad, only the inputs are checked.
+    g = chainrule.tensor([1.0, -2.0, 0.5], dtype=chainrule.float64)
+    assert gradgradcheck(SquareDetachedGradOutput.apply, (x,), (g,))
+
+
+def test_gradgradcheck_checks_grad_outputs_as_inputs(x: chainrule.Tensor) -> None:
+    g32 = chainrule.tensor([1.0, -2.0, 0.5], requires_grad=True)
+    with pytest.warns(UserWarning, match="Input #1 requires gradient and is not a double"):
+        gradgradcheck(lambda a: a**3, (x,), (g32,), atol=1e-2, rtol=1e-2, eps=1e-3)
+    expanded = chainrule.tensor([1.0], dtype=chainrule.float64).expand(3).requires_grad_()
+    with pytest.raises(RuntimeError, match=r"^The 1th input has a dimension with stride 0"):
+        gradgradcheck(lambda a: a**3, (x,), (expanded,))
+
+
 def test_gradgradcheck_of_a_linear_op(x: chainrule.Tensor) -> None:
     # The first derivative does not depend on x: only the grad_outputs matter.
     assert gradgradcheck(lambda a: a * 2 + 1, (x,))
@@ -352,6 +388,17 @@ def test_same_verdicts_as_torch(fast_mode: bool) -> None:
                 (a,) = ctx.saved_tensors
                 return 3 * g * a
 
+        class Detached(lib.autograd.Function):  # type: ignore[name-defined,misc]
+            @staticmethod
+            def forward(ctx: Any, a: Any) -> Any:
+                ctx.save_for_backward(a)
+                return a * a
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                (a,) = ctx.saved_tensors
+                return 2 * g.detach() * a
+
         x = lib.tensor([0.5, -1.25, 2.0], dtype=lib.float64, requires_grad=True)
         y = lib.tensor([1.5, 0.25, -2.0], dtype=lib.float64, requires_grad=True)
         check = lib.autograd.gradcheck
@@ -361,6 +408,9 @@ def test_same_verdicts_as_torch(fast_mode: bool) -> None:
             check(Wrong.apply, (x,), raise_exception=False, fast_mode=fast_mode),
             check(lambda a, b: (a, Wrong.apply(b)), (x, y), raise_exception=False),
             lib.autograd.gradgradcheck(lambda a, b: a * b.sin(), (x, y), fast_mode=fast_mode),
+            lib.autograd.gradgradcheck(
+                Detached.apply, (x,), raise_exception=False, fast_mode=fast_mode
+            ),
         ]
 
     assert verdicts(chainrule) == verdicts(torch)

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import chainrule
-from chainrule.autograd import grad, gradcheck, gradgradcheck
+from chainrule.autograd import functional, grad, gradcheck, gradgradcheck
 from op_table import OPS, Mask, Op
 
 CASES = [pytest.param(op, i, id=f"{op.name}-{i}") for op in OPS for i in range(len(op.samples))]
@@ -163,6 +163,72 @@ def test_gradgradcheck(op: Op, i: int) -> None:
         pytest.skip(op.note)
     ts = as_tensors(chainrule, sample_arrays(op, i), "float64")
     assert gradgradcheck(op.fn, ts, eps=op.gc_eps, atol=op.gc_atol)
+
+
+@pytest.mark.parametrize(("op", "i"), CASES)
+def test_backward_is_differentiable_in_its_grad_output(op: Op, i: int) -> None:
+    """The backward as an op of (inputs, grad_output): its own derivative, in both, is right.
+
+    This is what `hvp` and `grad(grad(y, x, v, create_graph=True), v)` run: the nodes a
+    backward records under create_graph are differentiated in turn (a third-order check,
+    in fast mode: one random projection per input).
+    """
+    if not op.second_order:
+        pytest.skip(op.note)
+    chainrule.manual_seed(zlib.crc32(f"{op.name}-{i}".encode()))
+    ts = as_tensors(chainrule, sample_arrays(op, i), "float64")
+    out = op.fn(*ts)
+    if not out.requires_grad:
+        pytest.skip("no gradient to differentiate")
+    grad_output = chainrule.tensor(upstream(out.shape, seed=i), requires_grad=True)
+    n = len(ts)
+
+    def backward(*args: Any) -> tuple[Any, ...]:
+        ins = args[:n]
+        wanted = [t for t in ins if t.requires_grad]
+        grads = grad(op.fn(*ins), wanted, args[n], create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    assert gradgradcheck(
+        backward, (*ts, grad_output), eps=op.gc_eps, atol=op.gc_atol, fast_mode=True
+    )
+
+
+@pytest.mark.parametrize(("op", "i"), CASES)
+def test_jvp_by_double_vjp(op: Op, i: int) -> None:
+    """`autograd.functional.jvp` differentiates J^T u in a grad_output u that is zero-valued
+    but recorded: a rule that skips work on a zero gradient's value gets J v wrong.
+    """
+    if not op.second_order:
+        pytest.skip(op.note)
+    arrays = sample_arrays(op, i)
+    ts = as_tensors(chainrule, arrays, "float64")
+    diff = [k for k, t in enumerate(ts) if t.is_floating_point()]
+    rng = np.random.default_rng(i)
+    directions = [rng.uniform(-1.0, 1.0, arrays[k].shape) for k in diff]
+
+    def at(*floats: Any) -> Any:
+        args = list(ts)
+        for k, t in zip(diff, floats, strict=True):
+            args[k] = t
+        return op.fn(*args)
+
+    floats = tuple(ts[k].detach() for k in diff)
+    _, jv = functional.jvp(at, floats, tuple(chainrule.tensor(d) for d in directions))
+    eps = op.gc_eps
+    shifted = [
+        numpy_of(
+            at(
+                *(
+                    chainrule.tensor(a._data + sign * eps * d)
+                    for a, d in zip(floats, directions, strict=True)
+                )
+            )
+        )
+        for sign in (1.0, -1.0)
+    ]
+    expected = (shifted[0].astype(np.float64) - shifted[1]) / (2 * eps)
+    np.testing.assert_allclose(numpy_of(jv), expected, rtol=1e-3, atol=op.gc_atol)
 
 
 # --- graph names --------------------------------------------------------------------------

@@ -42,7 +42,9 @@ def _index_pair(name: str, view: bool, formula: str) -> Primitive:
         name.replace("Backward0", "BackwardBackward0"),
         scatter,
         inputs=("grad",),
-        grads=(lambda g, n: forward(g, key=n.key, self_sizes=None, advanced=n.advanced),),
+        # The gather this rule records keeps the sizes it scatters back into: its own
+        # gradient (a third derivative, as in hvp) is this scatter again.
+        grads=(lambda g, n: forward(g, key=n.key, self_sizes=n.self_sizes, advanced=n.advanced),),
         formulas=("grad{key}",),
         tangent="linear",
     )

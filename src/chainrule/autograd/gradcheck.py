@@ -186,10 +186,11 @@ def gradgradcheck(
 
     The gradients are computed with `create_graph=True`, so this checks that
     backward is itself differentiable, with respect to the inputs and to the
-    grad_outputs (random, in [-1, 1), when not given).
+    grad_outputs that require grad (random ones, in [-1, 1), when not given, do).
+    The grad_outputs are checked and numbered as inputs after `inputs`: a float32
+    one is warned about, an expanded one refused.
     """
     tupled = as_tuple(inputs)
-    _check_inputs(tupled)
     if grad_outputs is None:
         gos = tuple(
             _random_grad_output(o, gen_non_contig_grad_outputs)
@@ -208,10 +209,11 @@ def gradgradcheck(
         grads = grad(outputs, diff_inputs(ins), gs, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
-    # The inputs were checked (and warned about) above; grad_outputs need not require grad.
+    # The grad_outputs are inputs of the check like the others (numbered after them): the
+    # backward must be differentiable in its incoming gradient too, as jvp and hvp need.
     args = tupled + gos
     check = JacobianCheck(
-        first_derivatives, args, diff_inputs(args), eps, atol, rtol, nondet_tol, check_grad_dtypes
+        first_derivatives, args, _check_inputs(args), eps, atol, rtol, nondet_tol, check_grad_dtypes
     )
     return _run_checks(check, fast_mode, check_undefined_grad, check_batched_grad, raise_exception)
 

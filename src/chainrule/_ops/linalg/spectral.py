@@ -18,6 +18,12 @@ from .common import check_float, check_matrix, const, diag_embed
 __all__ = ["pinverse", "svd"]
 
 
+def _may_contribute(g: Tensor) -> bool:
+    """Whether the gradient of an output can add anything: it is nonzero, or it is part of a
+    recorded graph (then zeros now still have a derivative, as jvp's zero grad_outputs do)."""
+    return g._requires_grad or bool(g._data.any())
+
+
 def _off_diagonal_inverse(d: Tensor) -> Tensor:
     """1 / d off the diagonal, 0 on it (d: differences of eigen/singular values)."""
     on = const(np.eye(d._data.shape[-1], dtype=bool))
@@ -35,7 +41,7 @@ def _eigh_grad(g: Any, values: Tensor, vectors: Tensor) -> Tensor:
     """
     g_values, g_vectors = g
     inner = diag_embed(g_values)
-    if g_vectors._data.any():
+    if _may_contribute(g_vectors):
         f = _off_diagonal_inverse(values.unsqueeze(-2) - values.unsqueeze(-1))
         vtgv = vectors.mT @ g_vectors
         inner = inner + f * ((vtgv - vtgv.mT) * 0.5)
@@ -92,7 +98,7 @@ def _svd_grad(g: Any, u: Tensor, s: Tensor, vh: Tensor, full: bool) -> Tensor:
     k = min(m, n)
     if full:  # the columns past min(m, n) do not depend on A smoothly: their gradient is ignored
         u, gu, vh, gvh = u[..., :k], gu[..., :k], vh[..., :k, :], gvh[..., :k, :]
-    has_u, has_v = bool(gu._data.any()), bool(gvh._data.any())
+    has_u, has_v = _may_contribute(gu), _may_contribute(gvh)
     inner = diag_embed(gs)
     if has_u or has_v:
         f = _off_diagonal_inverse((s * s).unsqueeze(-2) - (s * s).unsqueeze(-1))

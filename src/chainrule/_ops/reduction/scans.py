@@ -164,9 +164,15 @@ def cummin(input: Tensor, dim: Any = _REQUIRED) -> Any:
 
 
 def _logcumsumexp_grad(g: Tensor, x: Tensor, y: Tensor, dim: int) -> Tensor:
-    """sum_{i >= k} g_i exp(x_k - y_i), summed in log space, positive and negative g apart."""
+    """sum_{i >= k} g_i exp(x_k - y_i), summed in log space, positive and negative g apart.
+
+    That form (PyTorch's, rounding as PyTorch rounds) is flat in g where g is 0, so a
+    recorded g (jvp's zero grad_output) takes the linear form instead.
+    """
     if x.ndim == 0:
         return g
+    if g._requires_grad:
+        return _logcumsumexp_grad_linear(g, x, y, dim)
     # log(0) kept finite (so floor - floor is 0, not NaN) and far from overflowing when shifted.
     lowest = float(np.finfo(g._data.dtype).min) / 4
     log_abs = where(g == 0, 1, g).abs().log()
@@ -175,6 +181,19 @@ def _logcumsumexp_grad(g: Tensor, x: Tensor, y: Tensor, dim: int) -> Tensor:
     up = (reversed_scan(logcumsumexp, positive - y, dim) + x).exp()
     down = (reversed_scan(logcumsumexp, negative - y, dim) + x).exp()
     return up - down
+
+
+def _logcumsumexp_grad_linear(g: Tensor, x: Tensor, y: Tensor, dim: int) -> Tensor:
+    """The same sum as exp(x_k - y_k) s_k, s_k = g_k + exp(y_k - y_{k+1}) s_{k+1}: linear in g.
+
+    y grows along dim, so every weight is at most 1 and nothing overflows.
+    """
+    size = x.shape[dim]
+    if size == 0:
+        return g
+    steps = (y.narrow(dim, 0, size - 1) - y.narrow(dim, 1, size - 1)).exp()
+    weights = cat([steps, ones_like(x.narrow(dim, 0, 1))], dim)
+    return (x - y).exp() * _weighted_suffix_sums(g, weights, dim)
 
 
 def _logcumsumexp_forward(a: np.ndarray, dim: int) -> np.ndarray:

@@ -79,7 +79,8 @@ _nll_backward: Primitive = Primitive(
     "NllLossBackwardBackward0",
     _nll_backward_forward,
     inputs=("grad_output",),
-    grads=(lambda g, n: _nll(g, **_nll_params(n)),),
+    # The loss again, recording the input sizes its own gradient scatters back into.
+    grads=(lambda g, n: _nll_of(n.self_sizes)(g, self_sizes=n.self_sizes, **_nll_params(n)),),
     formulas=("-grad at each row's target class, weighted (/ total weight if mean), summed",),
     tangent="linear",
 )
@@ -98,6 +99,11 @@ _nll_2d = Primitive(
     formulas=_nll.formulas,
     tangent="linear",
 )
+
+
+def _nll_of(self_sizes: tuple[int, ...]) -> Primitive:
+    """The loss's node for inputs of these sizes (PyTorch names K-dim ones after 2-d)."""
+    return _nll if len(self_sizes) <= 2 else _nll_2d
 
 
 def _check_target(input: Tensor, target: Tensor) -> None:
@@ -191,8 +197,7 @@ def nll_loss(
         target = Tensor._make(target._data.reshape(n, 1, -1))
     picked, weights, _ = _picked(input, target, weight, ignore_index)
     total = np.sum(weights, dtype=weights.dtype) if reduction == "mean" else None
-    op = _nll if input.ndim <= 2 else _nll_2d
-    out: Tensor = op(
+    out: Tensor = _nll_of(input._data.shape)(
         input,
         picked=picked,
         weights=weights,

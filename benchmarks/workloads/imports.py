@@ -41,9 +41,7 @@ def children_cpu_time() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def import_times(
-    keys: list[str], runs: int, clock: str = "cpu"
-) -> dict[str, tuple[float, float]]:
+def import_times(keys: list[str], runs: int, clock: str = "cpu") -> dict[str, tuple[float, float]]:
     """(min, median) ms over a bare interpreter for each key, and for NO_PYC when
     chainrule is among them."""
     env = libraries.subprocess_env(PYTHONDONTWRITEBYTECODE="1")

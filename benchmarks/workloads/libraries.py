@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-from importlib import metadata
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 

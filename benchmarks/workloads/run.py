@@ -59,8 +59,9 @@ def _medians(fns: list[Callable[[], object]], rounds: int, clock: str) -> list[f
     return [statistics.median(ts) for ts in turn_times(fns, rounds, CLOCKS[clock])]
 
 
-def chain_figures(libs: dict[str, Library], ops: int, shape: tuple[int, ...], plan: Plan,
-                  name: str, clock: str) -> dict[str, float]:
+def chain_figures(
+    libs: dict[str, Library], ops: int, shape: tuple[int, ...], plan: Plan, name: str, clock: str
+) -> dict[str, float]:
     """Median seconds of the chain's forward and backward, per library."""
     x = chains.sample_input(shape)
     rounds = ops // chains.OPS_PER_ROUND
@@ -159,7 +160,9 @@ def _commit() -> str:
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -170,8 +173,12 @@ def run_line(clock: str, plan: Plan, load_before: tuple[float, ...]) -> str:
     """The date, machine, versions and load of the run, for the README."""
     versions = ", ".join(
         f"{name} {version_of(key) or 'not installed'}"
-        for key, name in (("numpy", "NumPy"), ("torch", "PyTorch"),
-                          ("autograd", "autograd"), ("mygrad", "MyGrad"))
+        for key, name in (
+            ("numpy", "NumPy"),
+            ("torch", "PyTorch"),
+            ("autograd", "autograd"),
+            ("mygrad", "MyGrad"),
+        )
     )
     load_after = os.getloadavg()
     clock_text = "CPU time of the process" if clock == "cpu" else "wall time"

@@ -174,7 +174,7 @@ def targets(results: Results) -> list[tuple[str, bool | None]]:
 
     w2 = [ratio(r.w2_ms.get(d, {}).get(cr), r.w2_ms.get(d, {}).get("numpy")) for d in r.w2_ms]
     medians = {key: median for key, (_, median) in r.w5_ms.items()}
-    w5_over = None if cr not in medians or "numpy" not in medians else medians[cr] - medians["numpy"]
+    w5_over = medians[cr] - medians["numpy"] if {cr, "numpy"} <= medians.keys() else None
     w3_node = r.w3_node_rss.get(cr)
     return [
         ("W1 ≤ 0.6x torch", at_most(ratio(r.w1_us.get(cr), r.w1_us.get("torch")), 0.6)),

@@ -13,10 +13,10 @@ import time
 from collections.abc import Callable
 
 
-def median_times(
+def turn_times(
     fns: list[Callable[[], object]], repeat: int, clock: Callable[[], float] = time.perf_counter
-) -> list[float]:
-    """Median time of each function over `repeat` rounds, one run of each per round
+) -> list[list[float]]:
+    """Every timed run of each function over `repeat` rounds, one run of each per round
     (in the given order, then reversed, in turn), after one warm-up run each."""
     for fn in fns:
         fn()  # warm up
@@ -27,4 +27,11 @@ def median_times(
             start = clock()
             fn()
             ts.append(clock() - start)
-    return [statistics.median(ts) for ts in times]
+    return times
+
+
+def median_times(
+    fns: list[Callable[[], object]], repeat: int, clock: Callable[[], float] = time.perf_counter
+) -> list[float]:
+    """Median time of each function over `repeat` rounds of `turn_times`."""
+    return [statistics.median(ts) for ts in turn_times(fns, repeat, clock)]

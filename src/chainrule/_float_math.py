@@ -61,9 +61,13 @@ def _sum_rounded_to_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     exact value to nearest once, which is what makes the fused operations below exact.
     """
     total, error = _two_sum(a, b)
-    inexact_even = (error != 0) & ((total.view(np.int64) & 1) == 0)
-    toward = np.where(error > 0, np.inf, -np.inf)
-    return np.where(inexact_even, np.nextafter(total, toward), total)
+    bits = total.view(np.int64)
+    # An inexact sum with an even last bit moves one step toward the exact value: one up
+    # in the integer that holds the float's bits when that grows its magnitude in the
+    # error's direction, one down otherwise (the sum is never zero when inexact).
+    step = ((error != 0) & ((bits & 1) == 0)).view(np.int8).astype(np.int64)
+    step[(error < 0) != (total < 0)] *= -1
+    return (bits + step).view(np.float64)
 
 
 # A float64 whose low 29 mantissa bits read 1 followed by zeros lies halfway between two

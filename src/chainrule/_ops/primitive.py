@@ -310,7 +310,11 @@ class Primitive:
         """What a node saves, given which of its inputs require grad: (index, name) of
         the inputs, then of the outputs, that the rules of those inputs read.
 
-        Cached per pattern (a variadic op's pattern is whether any input does)."""
+        Each group comes sorted by name, the order PyTorch's generated nodes save in
+        (and so the order `saved_tensors_hooks` sees): `mul` packs `other` before
+        `self`, `addmm` `mat1` before `mat2`. Cached per pattern (a variadic op's
+        pattern is whether any input does).
+        """
         key = (any(requires_grad),) if self.variadic else requires_grad
         plan = self._save_plans.get(key)
         if plan is None:
@@ -321,8 +325,12 @@ class Primitive:
                     *(reads for r, reads in zip(key, self._reads, strict=False) if r)
                 )
             plan = self._save_plans[key] = (
-                tuple((i, n) for i, n in enumerate(self.inputs) if n in needed),
-                tuple((i, n) for i, n in enumerate(self.outputs) if n in needed),
+                tuple(
+                    sorted(((i, n) for i, n in enumerate(self.inputs) if n in needed), key=_name)
+                ),
+                tuple(
+                    sorted(((i, n) for i, n in enumerate(self.outputs) if n in needed), key=_name)
+                ),
             )
         return plan
 
@@ -370,6 +378,10 @@ class Primitive:
         if _tangents._active:
             push_forward(self, inputs, params, results)
         return results
+
+
+def _name(entry: tuple[int, str]) -> str:
+    return entry[1]
 
 
 def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str, Any]) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from autograd_docs_support import printed
+from autograd_docs_support import printed, show_error
 
 
 def test_mechanics_saved_tensors_of_pow(lib: Any, capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,6 +138,33 @@ def test_mechanics_registering_hooks_for_a_saved_tensor(
     y.sum().backward()
     print(x.grad.equal(2 * x), len(os.listdir(tmp_path)))
     printed(capsys, "1 False True\nTrue 0\n")
+
+
+def test_mechanics_register_hooks_on_a_freed_saved_tensor(
+    lib: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The note's warnings: one pair of hooks per saved tensor, and none once it is freed.
+    torch = lib
+    x = torch.randn(5, requires_grad=True)
+    y = x.pow(2)
+    raw = y.grad_fn._raw_saved_self
+    raw.register_hooks(lambda t: t.detach(), lambda t: t)
+    show_error(lambda: raw.register_hooks(lambda t: t.detach(), lambda t: t))
+    y.sum().backward()
+    show_error(lambda: raw.register_hooks(lambda t: t.detach(), lambda t: t))
+
+    def modify(t: Any) -> Any:
+        return t.add_(1)
+
+    show_error(lambda: x.pow(2).grad_fn._raw_saved_self.register_hooks(modify, lambda t: t))
+    printed(
+        capsys,
+        """
+        RuntimeError: Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of hooks is allowed at a time.
+        RuntimeError: Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved variables after calling backward.
+        RuntimeError: A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot be modified by in-place operations as this can lead to unexpected side-effects. Please open an issue if you need to perform in-place operations on the input to a pack hook.
+        """,  # noqa: E501
+    )
 
 
 def test_mechanics_registering_default_hooks(

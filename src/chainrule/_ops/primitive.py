@@ -22,7 +22,7 @@ from .._autograd import anomaly_mode as _anomaly
 from .._autograd import grad_mode
 from .._autograd import tangents as _tangents
 from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, _sequence, node_watchers
-from .._backward.saved import SavedTensor, _saved_hooks
+from .._backward.saved import RawSavedTensor, SavedTensor, _saved_hooks
 from .._dims import wrap_dim, wrap_dims
 from .._tensor import Tensor
 from .declarations import record_declaration
@@ -131,6 +131,8 @@ class OpNode(Node):
             params = object.__getattribute__(self, "_params")
         except AttributeError:
             raise AttributeError(name) from None
+        if name.startswith("_raw_saved_"):
+            return self._raw_saved(name[11:], saved)
         if key in params:
             if key == name:
                 _add_field(type(self), name)  # the next lookup of this name is direct
@@ -141,6 +143,14 @@ class OpNode(Node):
         elif key in saved:
             return _unpack(saved[key], self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _raw_saved(self, key: str, saved: dict[str, Any] | None) -> RawSavedTensor:
+        """`_raw_saved_<key>`: a saved tensor to set hooks on (after a backward has freed
+        it, one whose `register_hooks` says so). A variadic op's list has none, as PyTorch."""
+        value = saved.get(key) if saved is not None else None
+        if isinstance(value, SavedTensor) or (saved is None and key in self._prim.saveable):
+            return RawSavedTensor(self, value)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '_raw_saved_{key}'")
 
     def _apply(
         self, grad_outputs: list[Tensor | None], needed: Sequence[bool] | None = None

@@ -14,7 +14,7 @@ from typing import Any
 from .._autograd import grad_mode
 from .._autograd import tangents as _tangents
 from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, node_watchers
-from .._backward.saved import SavedTensor
+from .._backward.saved import RawSavedTensor, SavedTensor
 from .._creation import zeros, zeros_like
 from .._tensor import Tensor
 
@@ -89,6 +89,13 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(s.unpack(self) if s is not None else None for s in self._saved)
 
     saved_variables = saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple[RawSavedTensor | None, ...]:
+        """The saved tensors as objects to set hooks on (`register_hooks`), as PyTorch."""
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        return tuple(RawSavedTensor(self, s) if s is not None else None for s in self._saved)
 
     def apply(self, *grad_outputs: Any) -> Any:
         """Call the user's backward directly (grad mode as it is now)."""

@@ -314,3 +314,30 @@ def test_function_detect_anomaly(lib: Any, capsys: pytest.CaptureFixture[str]) -
         UserWarning Error detected in MyFuncBackward. Traceback of forward call that caused the error: True
         """,  # noqa: E501
     )
+
+
+def test_function_backward_or_vjp(lib: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    # The note's step 1: a Function defines backward *or* vjp (its other name), not both.
+    torch = lib
+
+    class Both(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+        @staticmethod
+        def vjp(ctx: Any, g: Any) -> Any:
+            return g * 2
+
+    x = torch.ones(2, requires_grad=True)
+    show_error(lambda: Both.apply(x).sum().backward())
+    printed(
+        capsys,
+        """
+        RuntimeError: Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should only implement one of them.
+        """,  # noqa: E501
+    )

@@ -1,7 +1,8 @@
 """The order in which an op's node saves its tensors, as `saved_tensors_hooks` sees it.
 
 PyTorch's generated nodes save their inputs sorted by argument name, then their
-outputs: `a * b` packs `other` (b) before `self` (a). Each case runs under a pack
+outputs: `a * b` packs `other` (b) before `self` (a); a Python number operand is saved
+but not packed. Each case runs under a pack
 hook that names what it is given (a, b, c for the inputs, `out` for the op's
 result, else the shape), against the recorded order and against PyTorch.
 """
@@ -40,6 +41,11 @@ CASES: dict[str, tuple[Op, list[str]]] = {
         ["1x3x3", "3x3x1"],
     ),
     "exp": (lambda t, a, b, c: a.exp(), ["out"]),
+    # A Python number becomes a tensor PyTorch calls a wrapped number: saved, never packed.
+    "mul_number": (lambda t, a, b, c: (a + 3) * 0.5, []),
+    "div_number": (lambda t, a, b, c: a / 2, []),
+    "pow_number": (lambda t, a, b, c: a**2, ["a"]),
+    "mul_0d_tensor": (lambda t, a, b, c: a * t.tensor(2.0, dtype=t.float64), ["0-d"]),
 }
 
 
@@ -57,7 +63,7 @@ def _pack_order(torch: Any, op: Op) -> list[str]:
     for x in seen:
         match = [n for n, t in (("a", a), ("b", b), ("c", c), ("out", out)) if x is t]
         match = match or [n for n, t in (("a", a), ("b", b), ("c", c)) if x.equal(t)]
-        names.append(match[0] if match else "x".join(map(str, x.shape)))
+        names.append(match[0] if match else "x".join(map(str, x.shape)) or "0-d")
     return names
 
 

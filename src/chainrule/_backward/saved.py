@@ -62,8 +62,8 @@ class SavedTensor:
         self.hooked: _Packed | None = None
         # An output's forward-mode tangent, with the level it belongs to (set by forward mode).
         self.tangent: tuple[int, Tensor] | None = None
-        if _saved_hooks.top is not None:  # the one check on the normal path
-            self._pack(tensor, _saved_hooks.top)
+        if _saved_hooks.top is not None and "_wrapped_number" not in tensor.__dict__:
+            self._pack(tensor, _saved_hooks.top)  # (the first test: the normal path's one)
         elif is_output:
             self.data = tensor._data
             self.tensor = None

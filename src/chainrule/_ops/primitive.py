@@ -414,8 +414,14 @@ def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str,
 
 
 def scalar_tensor(value: Any, dtype: _dtype.dtype) -> Tensor:
-    """A Python number as a 0-d tensor of `dtype` (it never requires grad)."""
-    return Tensor._make(_scalar_array(value, dtype.np))
+    """A Python number as a 0-d tensor of `dtype` (it never requires grad).
+
+    PyTorch calls such a tensor a wrapped number and gives it to no pack hook when a
+    node saves it: under `saved_tensors_hooks` it is marked so (see SavedTensor)."""
+    t = Tensor._make(_scalar_array(value, dtype.np))
+    if _saved_hooks.top is not None:
+        t.__dict__["_wrapped_number"] = True
+    return t
 
 
 def _scalar_array(value: Any, np_dtype: np.dtype) -> np.ndarray:

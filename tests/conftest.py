@@ -10,10 +10,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import settings
+
+import chainrule
 
 # ci: quick, for every push; dev (default): local runs; thorough: on demand.
 # ci is derandomized: the same examples every run, so a green run stays green; dev and
@@ -30,3 +33,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", _default))
 def torch() -> Any:
     """Real PyTorch, the oracle; tests that take this fixture skip where it is missing."""
     return pytest.importorskip("torch")
+
+
+@pytest.fixture(params=["chainrule", "torch"])
+def lib(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The library a documentation example runs under: chainrule, then PyTorch where it is
+    installed (so the recorded output is checked against both). Seeded; grad mode restored."""
+    module = chainrule if request.param == "chainrule" else request.getfixturevalue("torch")
+    module.manual_seed(0)
+    yield module
+    module.set_grad_enabled(True)

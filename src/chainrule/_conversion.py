@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ._autograd import grad_mode
 from ._device import device as Device
 from ._tensor import Tensor
 
@@ -41,19 +42,23 @@ def tolist(self: Tensor) -> Any:
 
 
 def numpy(self: Tensor, *, force: bool = False) -> np.ndarray:
-    if self._requires_grad and not force:
-        raise RuntimeError(
-            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-        )
+    if not force:
+        _check_no_grad(self)
     return self._data
 
 
 def as_array(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray:
-    if self._requires_grad:
+    _check_no_grad(self)
+    return self._data if dtype is None else self._data.astype(dtype)
+
+
+def _check_no_grad(self: Tensor) -> None:
+    """The array of a tensor that requires grad is out of reach while grad mode is on
+    (its writes would escape autograd); under no_grad, as in a Function's forward, it is not."""
+    if self._requires_grad and grad_mode.is_grad_enabled():
         raise RuntimeError(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
         )
-    return self._data if dtype is None else self._data.astype(dtype)
 
 
 def cpu(self: Tensor, memory_format: Any = None) -> Tensor:

@@ -106,7 +106,7 @@ class Tensor(_OpMethods):
             gradient: Tensor | None = None,
             retain_graph: bool | None = None,
             create_graph: bool = False,
-            inputs: Tensor | Sequence[Tensor] | None = None,
+            inputs: Tensor | Sequence[Tensor] | dict[str, Tensor] | None = None,
         ) -> None: ...
 
     @staticmethod  # (not a classmethod: no bound method to make on every call)
@@ -293,6 +293,8 @@ class Tensor(_OpMethods):
     @property
     def _version(self) -> int:
         """In-place writes so far to this tensor's memory (shared with its views), as PyTorch."""
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter.value
 
     @property
@@ -369,10 +371,11 @@ class Tensor(_OpMethods):
         return add_hook(hooks, hook)
 
     def _run_post_accumulate_grad_hooks(self, hooks: HookDict) -> None:
-        """Call the post-accumulate-grad hooks (AccumulateGrad does); they must return None."""
+        """Call the post-accumulate-grad hooks (AccumulateGrad does); each must return None
+        or the tensor it was given (`lambda p: p.add_(...)` does), as PyTorch allows."""
         for hook in list(hooks.values()):
             result = hook(self)
-            if result is None:
+            if result is None or result is self:
                 continue
             if not isinstance(result, Tensor):
                 raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")

@@ -17,8 +17,10 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_multithreading_enabled",
     "no_grad",
     "set_grad_enabled",
+    "set_multithreading_enabled",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -27,6 +29,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _State(threading.local):
     grad_enabled: bool = True
     inference: bool = False
+    multithreading: bool = True
 
 
 _state = _State()
@@ -185,6 +188,40 @@ class inference_mode(_GradModeContext, metaclass=_NoArgDecorator):
         return inference_mode(self.mode)
 
 
+def is_multithreading_enabled() -> bool:
+    """The `set_multithreading_enabled` switch (True unless turned off)."""
+    return _state.multithreading
+
+
+class set_multithreading_enabled(_GradModeContext):
+    """Switches multithreaded backward on or off at once, and back on leaving a `with` block.
+
+    PyTorch runs backward on per-device worker threads unless it is off; here every
+    backward runs on the calling thread, so the switch is kept for code that sets it
+    and changes nothing else.
+    """
+
+    def __init__(self, mode: bool) -> None:
+        super().__init__()
+        self.mode = bool(mode)
+        self._prev_mode = _state.multithreading
+        _state.multithreading = self.mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _state.multithreading = self._prev_mode
+
+    def __call__(self, fn: F) -> F:
+        # Used as a decorator: undo the switch the constructor made.
+        _state.multithreading = self._prev_mode
+        return super().__call__(fn)
+
+    def clone(self) -> set_multithreading_enabled:
+        return set_multithreading_enabled(self.mode)
+
+
 # Users meet these classes in chainrule.autograd.grad_mode, and so they report it (as PyTorch's).
-for _cls in (no_grad, enable_grad, set_grad_enabled, inference_mode):
+for _cls in (no_grad, enable_grad, set_grad_enabled, inference_mode, set_multithreading_enabled):
     _cls.__module__ = "chainrule.autograd.grad_mode"

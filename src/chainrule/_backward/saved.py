@@ -19,6 +19,7 @@ from .._dtype import legacy_type_name
 from .._tensor import Tensor
 
 __all__ = [
+    "RawSavedTensor",
     "SavedTensor",
     "disable_saved_tensors_hooks",
     "save_on_cpu",
@@ -61,8 +62,8 @@ class SavedTensor:
         self.hooked: _Packed | None = None
         # An output's forward-mode tangent, with the level it belongs to (set by forward mode).
         self.tangent: tuple[int, Tensor] | None = None
-        if _saved_hooks.top is not None:  # the one check on the normal path
-            self._pack(tensor, _saved_hooks.top)
+        if _saved_hooks.top is not None and "_wrapped_number" not in tensor.__dict__:
+            self._pack(tensor, _saved_hooks.top)  # (the first test: the normal path's one)
         elif is_output:
             self.data = tensor._data
             self.tensor = None
@@ -84,6 +85,31 @@ class SavedTensor:
         if self.tangent is not None:
             restore_tangent(out, *self.tangent)
         return out
+
+    def register_hooks(
+        self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]
+    ) -> None:
+        """Pack the tensor saved here now, and unpack it with `unpack_hook` from then on.
+
+        `pack_hook` gets the saved tensor's data outside the graph (as PyTorch gives it);
+        the unpacked tensor takes the saved tensor's place in the graph, as with
+        `saved_tensors_hooks`.
+        """
+        if self.hooked is not None:
+            raise RuntimeError(_HOOKS_ALREADY_SET)
+        source = self.tensor
+        data = source._data if source is not None else self.data
+        assert data is not None
+        plain = Tensor._make(data)
+        plain._version_counter = self.version
+        version = self.version.value
+        packed = pack_hook(plain)
+        if self.version.value != version:
+            raise RuntimeError(_PACK_INPLACE)
+        self.hooked = _Packed(
+            source if source is not None else plain, packed, unpack_hook, self.is_output
+        )
+        self.tensor = self.data = None
 
     def _pack(self, tensor: Tensor, hooks: tuple[Callable[..., Any], Callable[..., Any]]) -> None:
         pack_hook, unpack_hook = hooks
@@ -146,6 +172,27 @@ class SavedTensor:
         )
 
 
+class RawSavedTensor:
+    """`grad_fn._raw_saved_<name>` (`_raw_saved_tensors` of a custom Function's node): a
+    tensor the node saved, on which `register_hooks(pack_hook, unpack_hook)` sets hooks
+    of its own. It keeps the node, to know whether the backward has freed what it saved.
+    """
+
+    __slots__ = ("_node", "_saved")
+
+    def __init__(self, node: Node, saved: SavedTensor | None) -> None:
+        self._node = node
+        self._saved = saved
+
+    def register_hooks(
+        self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]
+    ) -> None:
+        """Call `pack_hook` on the saved tensor now; `unpack_hook` runs on every use of it."""
+        if self._saved is None or getattr(self._node, "_saved", None) is None:
+            raise RuntimeError(_FREED)
+        self._saved.register_hooks(pack_hook, unpack_hook)
+
+
 def _forward_name(node: Node) -> str:
     """`ExpBackward0` -> `Exp`, `MyFnBackward` -> `MyFn`; other names unchanged."""
     return re.sub(r"Backward\d*$", "", node.name())
@@ -163,6 +210,18 @@ _PACK_INPLACE = (
     "pack hook cannot be modified by in-place operations as this can lead to unexpected "
     "side-effects. Please open an issue if you need to perform in-place operations on the "
     "input to a pack hook."
+)
+
+_HOOKS_ALREADY_SET = (
+    "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only "
+    "one pair of hooks is allowed at a time."
+)
+
+_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+    "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you "
+    "need to access saved variables after calling backward."
 )
 
 _OUTPUT: Any = object()  # stands for "the node's own output, re-wrapped from `data`"
@@ -258,5 +317,5 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
 
 
 # Users meet these classes in chainrule.autograd.graph, and so they report it (as PyTorch's).
-for _cls in (SavedTensor, saved_tensors_hooks, save_on_cpu):
+for _cls in (SavedTensor, RawSavedTensor, saved_tensors_hooks, save_on_cpu):
     _cls.__module__ = "chainrule.autograd.graph"

@@ -22,7 +22,7 @@ from .._autograd import anomaly_mode as _anomaly
 from .._autograd import grad_mode
 from .._autograd import tangents as _tangents
 from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, _sequence, node_watchers
-from .._backward.saved import SavedTensor, _saved_hooks
+from .._backward.saved import RawSavedTensor, SavedTensor, _saved_hooks
 from .._dims import wrap_dim, wrap_dims
 from .._tensor import Tensor
 from .declarations import record_declaration
@@ -131,6 +131,8 @@ class OpNode(Node):
             params = object.__getattribute__(self, "_params")
         except AttributeError:
             raise AttributeError(name) from None
+        if name.startswith("_raw_saved_"):
+            return self._raw_saved(name[11:], saved)
         if key in params:
             if key == name:
                 _add_field(type(self), name)  # the next lookup of this name is direct
@@ -141,6 +143,14 @@ class OpNode(Node):
         elif key in saved:
             return _unpack(saved[key], self)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def _raw_saved(self, key: str, saved: dict[str, Any] | None) -> RawSavedTensor:
+        """`_raw_saved_<key>`: a saved tensor to set hooks on (after a backward has freed
+        it, one whose `register_hooks` says so). A variadic op's list has none, as PyTorch."""
+        value = saved.get(key) if saved is not None else None
+        if isinstance(value, SavedTensor) or (saved is None and key in self._prim.saveable):
+            return RawSavedTensor(self, value)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '_raw_saved_{key}'")
 
     def _apply(
         self, grad_outputs: list[Tensor | None], needed: Sequence[bool] | None = None
@@ -310,7 +320,11 @@ class Primitive:
         """What a node saves, given which of its inputs require grad: (index, name) of
         the inputs, then of the outputs, that the rules of those inputs read.
 
-        Cached per pattern (a variadic op's pattern is whether any input does)."""
+        Each group comes sorted by name, the order PyTorch's generated nodes save in
+        (and so the order `saved_tensors_hooks` sees): `mul` packs `other` before
+        `self`, `addmm` `mat1` before `mat2`. Cached per pattern (a variadic op's
+        pattern is whether any input does).
+        """
         key = (any(requires_grad),) if self.variadic else requires_grad
         plan = self._save_plans.get(key)
         if plan is None:
@@ -321,8 +335,12 @@ class Primitive:
                     *(reads for r, reads in zip(key, self._reads, strict=False) if r)
                 )
             plan = self._save_plans[key] = (
-                tuple((i, n) for i, n in enumerate(self.inputs) if n in needed),
-                tuple((i, n) for i, n in enumerate(self.outputs) if n in needed),
+                tuple(
+                    sorted(((i, n) for i, n in enumerate(self.inputs) if n in needed), key=_name)
+                ),
+                tuple(
+                    sorted(((i, n) for i, n in enumerate(self.outputs) if n in needed), key=_name)
+                ),
             )
         return plan
 
@@ -372,6 +390,10 @@ class Primitive:
         return results
 
 
+def _name(entry: tuple[int, str]) -> str:
+    return entry[1]
+
+
 def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str, Any]) -> None:
     """Record that `view` aliases `source`, and how to redo the view from the base."""
     counter = view._version_counter = source._version_counter
@@ -392,8 +414,14 @@ def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str,
 
 
 def scalar_tensor(value: Any, dtype: _dtype.dtype) -> Tensor:
-    """A Python number as a 0-d tensor of `dtype` (it never requires grad)."""
-    return Tensor._make(_scalar_array(value, dtype.np))
+    """A Python number as a 0-d tensor of `dtype` (it never requires grad).
+
+    PyTorch calls such a tensor a wrapped number and gives it to no pack hook when a
+    node saves it: under `saved_tensors_hooks` it is marked so (see SavedTensor)."""
+    t = Tensor._make(_scalar_array(value, dtype.np))
+    if _saved_hooks.top is not None:
+        t.__dict__["_wrapped_number"] = True
+    return t
 
 
 def _scalar_array(value: Any, np_dtype: np.dtype) -> np.ndarray:

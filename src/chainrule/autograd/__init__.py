@@ -28,6 +28,7 @@ from .grad_mode import (
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
@@ -57,6 +58,7 @@ __all__ = [
     "set_anomaly_enabled",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
 ]
 
 
@@ -68,7 +70,7 @@ def _tensor_backward(
     gradient: Tensor | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
-    inputs: Tensor | Sequence[Tensor] | None = None,
+    inputs: Tensor | Sequence[Tensor] | dict[str, Tensor] | None = None,
 ) -> None:
     """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's `.grad`."""
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)

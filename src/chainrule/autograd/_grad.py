@@ -15,10 +15,13 @@ __all__ = ["backward", "grad"]
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
+    """Tensors given alone, in a sequence, or as the values of a dict (`named_parameters`)."""
     if x is None:
         return ()
     if isinstance(x, Tensor):
         return (x,)
+    if isinstance(x, dict):
+        return tuple(x.values())
     return tuple(x)
 
 
@@ -81,12 +84,13 @@ def backward(
     retain_graph: bool | None = None,
     create_graph: bool = False,
     grad_variables: Any = None,
-    inputs: Tensor | Sequence[Tensor] | None = None,
+    inputs: Tensor | Sequence[Tensor] | dict[str, Tensor] | None = None,
 ) -> None:
     """Accumulate into leaves' `.grad` the vector-Jacobian products of `tensors`.
 
     `grad_tensors` are the vectors (one per tensor; omitted ones default to 1 for
-    scalar outputs). With `inputs`, only those tensors accumulate a gradient.
+    scalar outputs). With `inputs` (tensors, or a dict of them such as
+    `dict(model.named_parameters())`), only those tensors accumulate a gradient.
     """
     if grad_variables is not None:
         grad_tensors = grad_variables
@@ -113,7 +117,7 @@ def backward(
 
 def grad(
     outputs: Tensor | Sequence[Tensor],
-    inputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor] | dict[str, Tensor],
     grad_outputs: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
@@ -121,8 +125,9 @@ def grad(
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple[Tensor | None, ...]:
-    """The vector-Jacobian products of `outputs` with respect to `inputs`, as a tuple.
+) -> Any:
+    """The vector-Jacobian products of `outputs` with respect to `inputs`, as a tuple (a
+    dict with the same keys when `inputs` is a dict, such as `dict(m.named_parameters())`).
 
     Unlike `backward`, nothing is accumulated into `.grad`.
     """
@@ -159,4 +164,6 @@ def grad(
             if materialize_grads:
                 g = zeros_like(t)
         out.append(g)
+    if isinstance(inputs, dict):
+        return dict(zip(inputs, out, strict=True))
     return tuple(out)

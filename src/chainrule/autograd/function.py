@@ -14,7 +14,7 @@ from typing import Any
 from .._autograd import grad_mode
 from .._autograd import tangents as _tangents
 from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, node_watchers
-from .._backward.saved import SavedTensor
+from .._backward.saved import RawSavedTensor, SavedTensor
 from .._creation import zeros, zeros_like
 from .._tensor import Tensor
 
@@ -75,6 +75,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self._tensor_positions: list[int] = []
         self._saved_for_forward = None
         self._in_jvp = False
+        self._cleared = False  # saved_tensors read once under clear_saved_tensors_on_access
 
     def __repr__(self) -> str:
         cls = type(self)
@@ -84,15 +85,42 @@ class BackwardCFunction(Node, FunctionCtx):
     def saved_tensors(self) -> tuple[Any, ...]:
         if self._in_jvp and self._saved_for_forward is not None:
             return tuple(self._saved_for_forward)
+        if self._cleared:
+            raise RuntimeError(_READ_ONCE_MESSAGE)
         if self._saved is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        return tuple(s.unpack(self) if s is not None else None for s in self._saved)
+        tensors = tuple(s.unpack(self) if s is not None else None for s in self._saved)
+        if self._forward_cls.clear_saved_tensors_on_access:
+            self._saved, self._cleared = [], True  # the caller's names hold them now
+        return tensors
 
     saved_variables = saved_tensors
 
+    @property
+    def _raw_saved_tensors(self) -> tuple[RawSavedTensor | None, ...]:
+        """The saved tensors as objects to set hooks on (`register_hooks`), as PyTorch."""
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        return tuple(RawSavedTensor(self, s) if s is not None else None for s in self._saved)
+
     def apply(self, *grad_outputs: Any) -> Any:
         """Call the user's backward directly (grad mode as it is now)."""
-        return self._forward_cls.backward(self, *grad_outputs)
+        return self._call_backward(grad_outputs)
+
+    def _call_backward(self, grads: Sequence[Any]) -> Any:
+        """The user's `backward` (or `vjp`, its other name): with the grad_outputs as
+        arguments, or as one list it may empty as it goes (`boxed_grads_call`)."""
+        cls = self._forward_cls
+        backward, vjp = cls.backward, cls.vjp
+        if backward is not Function.backward and vjp is not Function.vjp:
+            raise RuntimeError(
+                "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                "You should only implement one of them."
+            )
+        user_fn = vjp if vjp is not Function.vjp else backward
+        if cls.boxed_grads_call:
+            return user_fn(self, list(grads))
+        return user_fn(self, *grads)
 
     def _apply(
         self, grad_outputs: list[Any], needed: Sequence[bool] | None = None
@@ -104,7 +132,7 @@ class BackwardCFunction(Node, FunctionCtx):
                 zeros(shape, dtype=dtype) if g is None and dtype is not None else g
                 for g, (shape, dtype) in zip(grads, self._output_meta, strict=True)
             ]
-        result = self._forward_cls.backward(self, *grads)
+        result = self._call_backward(grads)
         if not isinstance(result, tuple):
             result = (result,)
         n_inputs = len(self._tensor_positions)
@@ -141,6 +169,11 @@ class Function(metaclass=FunctionMeta):
     """Base class of custom differentiable functions; call them with `MyFn.apply(...)`."""
 
     _backward_cls: type[BackwardCFunction]
+
+    # Class options: reading ctx.saved_tensors in backward lets them go (it can be read
+    # once); backward receives its grad_outputs as one list instead of as arguments.
+    clear_saved_tensors_on_access = False
+    boxed_grads_call = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise RuntimeError(
@@ -301,6 +334,12 @@ def _save(t: Any, outputs: tuple[Any, ...]) -> SavedTensor | None:
         return None
     return SavedTensor(t, is_output=_among(t, outputs))
 
+
+_READ_ONCE_MESSAGE = (
+    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set "
+    "on the autograd.Function. Either access saved_tensors only once, or set "
+    "clear_saved_tensors_on_access=False."
+)
 
 ONCE_DIFFERENTIABLE_MESSAGE = (
     "trying to differentiate twice a function that was marked with @once_differentiable"

@@ -1,4 +1,5 @@
-"""Grad modes, public home: `no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`.
+"""Grad modes, public home: `no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`,
+`set_multithreading_enabled`.
 
 Defined below Tensor, in `chainrule._autograd.grad_mode` (every op reads them).
 """
@@ -12,6 +13,7 @@ from .._autograd.grad_mode import (
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 
 __all__ = [
@@ -21,4 +23,5 @@ __all__ = [
     "is_inference_mode_enabled",
     "no_grad",
     "set_grad_enabled",
+    "set_multithreading_enabled",
 ]

@@ -122,6 +122,7 @@ from .autograd import (
     set_anomaly_enabled,
     set_grad_enabled,
 )
+from .autograd.grad_mode import is_inference
 
 # Names that shadow Python builtins are bound last, so the imports above see the builtins.
 float = float32

@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype
 from .._autograd import grad_mode
 from .._autograd import tangents as _tangents
+from .._autograd.versions import write_watchers
 from .._creation import zeros_like
 from .._tensor import Tensor
 from .broadcasting import broadcast_shapes
@@ -66,6 +67,9 @@ def check_multi_view(t: Tensor, records: bool) -> None:
 
 
 def check_writable(t: Tensor) -> None:
+    if write_watchers:
+        for watch in write_watchers:
+            watch(t)
     inference = t._inference or (t._base is not None and t._base._inference)
     if inference and not grad_mode._state.inference:
         raise RuntimeError(grad_mode._INFERENCE_WRITE)

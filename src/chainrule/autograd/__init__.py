@@ -10,8 +10,9 @@ from typing import Any
 
 from .. import _creation
 from .._autograd.node import Node
+from .._backward.saved import SavedTensor
 from .._tensor import Tensor
-from . import anomaly_mode, forward_ad, functional, graph
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph
 from ._grad import backward, grad
 from .anomaly_mode import (
     detect_anomaly,
@@ -20,14 +21,18 @@ from .anomaly_mode import (
     set_anomaly_enabled,
     set_detect_anomaly,
 )
-from .function import Function, FunctionCtx, once_differentiable
+from .function import Function, FunctionCtx, NestedIOFunction, once_differentiable
 from .grad_mode import (
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
+    is_view_replay_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
@@ -36,14 +41,19 @@ __all__ = [
     "Function",
     "FunctionCtx",
     "GradcheckError",
+    "NestedIOFunction",
+    "SavedTensor",
     "Variable",
     "anomaly_mode",
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "enforce_grad_layout_policy",
     "forward_ad",
+    "function",
     "functional",
     "grad",
+    "grad_mode",
     "gradcheck",
     "gradgradcheck",
     "graph",
@@ -52,12 +62,25 @@ __all__ = [
     "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_multithreading_enabled",
+    "is_view_replay_enabled",
     "no_grad",
     "once_differentiable",
     "set_anomaly_enabled",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
+    "variable",
 ]
+
+
+def variable(*args: Any, **kwargs: Any) -> Any:
+    """The pre-0.4 constructor; it only raises now, as in PyTorch. (The module
+    `chainrule.autograd.variable` is still importable by name: importing goes by module path.)"""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+
+variable.Variable = Variable  # type: ignore[attr-defined]  # as PyTorch, for code reading it here
 
 
 # --- methods of Tensor and Node that need this layer, bound here once -------------------

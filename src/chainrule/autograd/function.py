@@ -8,6 +8,7 @@ As in PyTorch, the `ctx` a Function's forward receives *is* its backward node
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,7 +19,15 @@ from .._backward.saved import SavedTensor
 from .._creation import zeros, zeros_like
 from .._tensor import Tensor
 
-__all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
+__all__ = [
+    "BackwardCFunction",
+    "Function",
+    "FunctionCtx",
+    "FunctionMeta",
+    "InplaceFunction",
+    "NestedIOFunction",
+    "once_differentiable",
+]
 
 
 class FunctionCtx:
@@ -143,6 +152,15 @@ class Function(metaclass=FunctionMeta):
     _backward_cls: type[BackwardCFunction]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use "
             "new-style autograd function with static forward method. (Example: "
@@ -203,6 +221,23 @@ class Function(metaclass=FunctionMeta):
         if _tangents._active:
             _push_forward(cls, ctx, args, outputs)
         return outputs[0] if single else outputs
+
+
+class InplaceFunction(Function):
+    """A Function whose instances carry an `inplace` flag (kept for old code; use Function)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """The pre-1.0 Function taking nested inputs through instance methods `forward_extended`
+    and `backward_extended`. Kept as a name only: as in PyTorch 2.x, it can be made but not
+    called, because the legacy machinery it builds on is gone."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise AttributeError("'super' object has no attribute '_do_forward'")
 
 
 def _push_forward(

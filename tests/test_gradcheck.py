@@ -291,9 +291,9 @@ def test_no_warning_for_double_inputs(x: chainrule.Tensor) -> None:
 
 def test_mode_flags_that_cannot_go_together(x: chainrule.Tensor) -> None:
     # PyTorch's AssertionErrors, word for word (the other modes: test_autograd_surface.py).
-    with pytest.raises(AssertionError, match="^Expected at least one of check_forward_ad or"):
+    with pytest.raises(AssertionError, match=r"^Expected at least one of check_forward_ad or"):
         gradcheck(lambda a: a * 2, (x,), check_backward_ad=False)
-    with pytest.raises(AssertionError, match="^Setting check_batched_forward_grad=True requires"):
+    with pytest.raises(AssertionError, match=r"^Setting check_batched_forward_grad=True requires"):
         gradcheck(lambda a: a * 2, (x,), check_batched_forward_grad=True)
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "copy_slices",
     "into_base",
     "puts_in_place",
+    "rebase_view",
     "update_tangent",
 ]
 
@@ -42,12 +43,32 @@ LEAF_VIEW_INPLACE = (
 )
 
 
+_NO_GRAD_VIEW_ADVICE = (
+    "created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+    "moving both the view and the inplace either both inside the no_grad block (if you don't "
+    "want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+)
+
+
 def check_multi_view(t: Tensor, records: bool) -> None:
-    """Views from unbind/split share one node, which can't be rebased for just one of them.
+    """The views PyTorch forbids writing in place (with grad mode on): views made without
+    grad mode (or views of them), where the base requires grad or the write records a
+    gradient; and views from unbind/split (or views of them), which share one node that
+    can't be rebased for just one of them.
 
     `records`: whether the in-place op would record a gradient into a view that has none.
     """
-    creator = t.__dict__.get("_multi_view") if t._base is not None else None
+    if t._base is None:
+        return
+    made_from = t.__dict__.get("_no_grad_view")
+    if made_from is not None and (records or t._base._requires_grad):
+        if made_from:
+            raise RuntimeError(
+                f"Output 0 of {made_from} is a view of a view which was {_NO_GRAD_VIEW_ADVICE}"
+            )
+        raise RuntimeError(f"A view was {_NO_GRAD_VIEW_ADVICE}")
+    creator = t.__dict__.get("_multi_view")
     if creator is None:
         return
     if t._grad_fn is not None:
@@ -116,6 +137,13 @@ def puts_in_place(key: tuple[Any, ...]) -> bool:
     return any(isinstance(k, np.ndarray) for k in key) and all(
         isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key
     )
+
+
+def rebase_view(view: Tensor, new: Tensor) -> None:
+    """`view` was written in place with `new` (what made it now): its base records the
+    write (CopySlices) and the view takes its values from the base again."""
+    _rebase(view, new)
+    regenerate_view_node(view)
 
 
 def _rebase(t: Tensor, new: Tensor) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._autograd import grad_mode, tangents
 from .._tensor import Tensor
-from .primitive import OpNode, Primitive
+from .primitive import OpNode, Primitive, mark_view_creation
 
 __all__ = [
     "MultiView",
@@ -203,6 +203,8 @@ def _track_output_view(
     """Record that output `i` of a MultiView aliases `source` (as Primitive does for one)."""
     view._version_counter = source._version_counter
     view._base = source._base if source._base is not None else source
+    if source._base is not None or not grad_mode.is_grad_enabled():
+        mark_view_creation(view, source, prim.name)
     parent = source._view_fn
 
     def view_fn(base: Tensor) -> Tensor:

@@ -22,7 +22,7 @@ from .._creation import zeros_like
 from .._tensor import Tensor
 from .broadcasting import broadcast_shapes
 from .primitive import Primitive
-from .view_tracking import regenerate_view_node
+from .view_tracking import follow_retain_grad, regenerate_view_node
 
 __all__ = [
     "apply_inplace",
@@ -149,8 +149,10 @@ def rebase_view(view: Tensor, new: Tensor) -> None:
 def _rebase(t: Tensor, new: Tensor) -> None:
     """Make `t` (already holding `new`'s values) take `new`'s place in the graph."""
     if t._base is None:
+        old = t._grad_fn, t._output_nr
         t._grad_fn, t._output_nr = new._grad_fn, new._output_nr
         t._requires_grad = t._requires_grad or new._requires_grad
+        follow_retain_grad(t, *old)
         return
     base, view_fn = t._base, t._view_fn
     assert view_fn is not None
@@ -172,8 +174,10 @@ def into_base(
     alias = Tensor._make(base._data, base._requires_grad, base._grad_fn, base._output_nr)
     alias._accumulator = base._accumulator
     out = prim(alias, src, region=region, keep=Tensor._make(keep), **params)
+    old = base._grad_fn, base._output_nr
     base._grad_fn, base._output_nr = out._grad_fn, 0
     base._requires_grad = True
+    follow_retain_grad(base, *old)
 
 
 def apply_inplace(

@@ -141,6 +141,8 @@ class OpNode(Node):
                 raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         elif key in saved:
             return _unpack(saved[key], self)
+        elif key != name and key in self._prim.ever_saved:
+            return None  # `_saved_self` of an input this node had no need to save, as PyTorch
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _apply(
@@ -303,6 +305,7 @@ class Primitive:
             frozenset(rule.__code__.co_names) & self.saveable if rule is not None else frozenset()
             for rule in self.grads
         )
+        self.ever_saved = frozenset().union(*self._reads)  # by some pattern of requires_grad
         self._save_plans: dict[tuple[bool, ...], SavePlan] = {}
         self.formulas = None if formulas is None else tuple(formulas)
         declared.add(self)

@@ -91,8 +91,6 @@ LEFT_OUT: dict[str, str] = {
     "torch.autograd.ProfilerState": _PROFILER,
     "torch.autograd.kineto_available": _PROFILER,
     "torch.autograd.has_torch_function": _TORCH_FUNCTION,
-    "torch.autograd.handle_torch_function": _TORCH_FUNCTION,
-    "torch.autograd.is_tensor_like": _TORCH_FUNCTION,
     "torch.autograd.graph.region_activation_memory_budget": _COMPILE,
     "torch.autograd.graph.set_override_stale_capture_stream": _STREAMS,
     "torch.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch": _STREAMS,

@@ -11,7 +11,6 @@ Broadcasting and dtype are undone by the engine, after every rule (see
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,6 +28,7 @@ from .._tensor import Tensor
 from .declarations import record_declaration
 from .forward_mode import push_forward
 from .quiet import quiet
+from .view_creation import mark_view_creation
 
 __all__ = [
     "Number",
@@ -497,25 +497,3 @@ def tangents_or_zeros(tangents: Sequence[Tensor | None], inputs: Sequence[Tensor
         Tensor._make(np.zeros(t._data.shape, t._data.dtype)) if tan is None else tan
         for t, tan in zip(inputs, tangents, strict=True)
     ]
-
-
-def mark_view_creation(view: Tensor, source: Tensor, node_name: str) -> None:
-    """Note how `view` was made where PyTorch's in-place checks care (see
-    `inplace.check_view_creation`): `_no_grad_view` is "" for a view made without grad mode
-    and, for a view made with grad mode of such a view (or of one of those), the forward
-    name of the op that made it; `_multi_view`, for a view of a `split`/`unbind` output
-    (or of a view of one), is that forward name too."""
-    if not grad_mode._state.grad_enabled:
-        if not grad_mode._state.inference:
-            view.__dict__["_no_grad_view"] = ""
-        return
-    made = source.__dict__
-    if "_no_grad_view" in made:
-        view.__dict__["_no_grad_view"] = _forward_name(node_name)
-    elif "_multi_view" in made:
-        view.__dict__["_multi_view"] = _forward_name(node_name)
-
-
-def _forward_name(node_name: str) -> str:
-    """`SliceBackward0` -> `Slice`: how PyTorch's view messages name the op."""
-    return re.sub(r"Backward\d*$", "", node_name)

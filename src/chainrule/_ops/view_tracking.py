@@ -15,7 +15,8 @@ import numpy as np
 from .._autograd import grad_mode, tangents
 from .._autograd.node import Node
 from .._tensor import Tensor
-from .primitive import OpNode, Primitive, mark_view_creation
+from .primitive import OpNode, Primitive
+from .view_creation import mark_view_creation
 
 __all__ = [
     "MultiView",

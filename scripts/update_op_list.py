@@ -67,11 +67,11 @@ NOT_OPS_TOP = frozenset(
         "get_printoptions", "set_printoptions",
         # grad modes
         "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-        "inference_mode", "is_inference_mode_enabled",
+        "inference_mode", "is_inference_mode_enabled", "is_inference",
         "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
         # questions answered with a Python value
         "is_tensor", "numel", "allclose", "equal", "is_floating_point", "is_complex",
-        "is_signed", "is_inference", "is_nonzero", "is_same_size",
+        "is_signed", "is_nonzero", "is_same_size",
         # files
         "save", "load",
     }

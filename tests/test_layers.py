@@ -214,6 +214,7 @@ OP_LAYERS = [
         "broadcasting",
         "inplace",
         "view_tracking",
+        "view_creation",
         "forward_mode",
         "keywords",
     ),

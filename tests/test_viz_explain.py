@@ -295,9 +295,10 @@ def test_a_pass_run_inside_another_is_told_as_such() -> None:
     from chainrule.utils.checkpoint import checkpoint
 
     x = torch.tensor([0.0, 1.0], requires_grad=True)
-    y = checkpoint(lambda t: t.exp() * 2, x, use_reentrant=False).sum()
+    y = checkpoint(lambda t: t.exp() * 2, x, use_reentrant=True).sum()
     text = told(y.backward, names={"x": x, "y": y})
-    # The recomputation runs on a detached copy of x (leaf1), whose gradient it captures.
+    # The reentrant variant reruns the function on a detached copy of x (leaf1) and runs
+    # a backward pass of its own into it, inside the outer one.
     assert text == (
         "backward pass 1, from y\n"
         "step 1  SumBackward0, made y\n"
@@ -316,19 +317,21 @@ def test_a_pass_run_inside_another_is_told_as_such() -> None:
         "  self = leaf1: ∂result/∂leaf1 = exp(self) = result = [1, 2.71828]"
         "  (uses saved result)\n"
         "    grad_self = [2, 2] * [1, 2.71828] = [2, 5.43656] → leaf1 (AccumulateGrad)\n"
-        "captured: the gradient for leaf1 = [2, 5.43656]"
-        "  (returned to the caller, leaf1.grad is not changed)\n"
+        "step 3  AccumulateGrad of leaf1\n"
+        "  grad_output = [2, 5.43656]\n"
+        "  leaf1.grad = None + [2, 5.43656] = [2, 5.43656]\n"
         "\n"
         "back in backward pass 1\n"
         "step 2  CheckpointFunctionBackward\n"
         "  grad_output = [1, 1]\n"
-        "  input 0 = x: grad_input0 = CheckpointFunction.backward(ctx, grad)[3]"
+        "  input 0 = x: grad_input0 = CheckpointFunction.backward(ctx, grad)[2]"
         "  (uses saved ctx.saved_tensors)\n"
         "    grad_input0 = [2, 5.43656] → x (AccumulateGrad)\n"
         "step 3  AccumulateGrad of x\n"
         "  grad_output: ∂y/∂x = [2, 5.43656]\n"
         "  x.grad = None + [2, 5.43656] = [2, 5.43656]\n"
         "\n"
+        "leaf1.grad = [2, 5.43656]\n"
         "x.grad = [2, 5.43656]\n"
     )
 

@@ -123,6 +123,7 @@ from .autograd import (
     set_anomaly_enabled,
     set_grad_enabled,
 )
+from .autograd.grad_mode import is_inference
 
 # Names that shadow Python builtins are bound last, so the imports above see the builtins.
 float = float32
@@ -157,10 +158,6 @@ def is_complex(input: Tensor) -> _builtins.bool:
 
 def is_signed(input: Tensor) -> _builtins.bool:
     return input.is_signed()
-
-
-def is_inference(input: Tensor) -> _builtins.bool:
-    return input.is_inference()
 
 
 def is_nonzero(input: Tensor) -> _builtins.bool:

@@ -394,11 +394,12 @@ class Tensor(_OpMethods):
     def _accumulate_grad(self, grad: Tensor) -> None:
         """Add `grad` into `.grad`: a fresh tensor the first time, in place after (as PyTorch)."""
         if self._grad is None:
+            data = _new_grad_array(self._data, grad._data)
             if grad_mode.is_grad_enabled():
                 # create_graph: .grad is a copy that keeps the graph (CopyBackwards), as PyTorch.
-                self._grad = Tensor._make(np.empty_like(self._data)).copy_(grad)
+                self._grad = Tensor._make(data).copy_(grad)
             else:
-                data = np.array(grad._data, dtype=self._data.dtype, copy=True)
+                np.copyto(data, grad._data, casting="unsafe")
                 self._grad = Tensor._make(data)
         elif grad_mode.is_grad_enabled():
             self._grad = self._grad + grad
@@ -498,3 +499,26 @@ class Tensor(_OpMethods):
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:
     return Tensor._make(data, requires_grad)
+
+
+def _new_grad_array(param: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """An empty array for a leaf's first gradient, laid out as PyTorch's gradient layout
+    contract says: the leaf's strides when the leaf is dense and non-overlapping, else
+    contiguous; with the contract relaxed (`enforce_grad_layout_policy(False)`), the
+    incoming gradient's own layout."""
+    if not grad_mode._state.grad_layout:
+        return np.empty_like(grad, dtype=param.dtype)
+    if _dense(param):
+        return np.empty_like(param)
+    return np.empty(param.shape, param.dtype)
+
+
+def _dense(a: np.ndarray) -> bool:
+    """Whether `a`'s elements fill one block of memory exactly once (in some dim order)."""
+    dims = sorted((s, n) for s, n in zip(a.strides, a.shape, strict=True) if n != 1)
+    expected = a.itemsize
+    for stride, size in dims:
+        if stride != expected:
+            return False
+        expected *= size
+    return True

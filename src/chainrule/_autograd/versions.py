@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
-__all__ = ["VersionCounter"]
+__all__ = ["VersionCounter", "write_watchers"]
+
+# Called with a tensor just before an in-place op writes into its memory (for
+# `autograd.graph.allow_mutation_on_saved_tensors`). Mutated in place, so importers see
+# changes; empty, it costs one truth test per in-place op.
+write_watchers: list[Callable[[Tensor], None]] = []
 
 
 class VersionCounter:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .._autograd import anomaly_mode as _anomaly
 from .._autograd import grad_mode
@@ -24,14 +24,18 @@ Edge = tuple[Node, int]
 
 
 class GraphTask:
-    """The backward pass now running on this thread: an id unique per pass, and the
-    nodes that will receive gradients in it (for `register_multi_grad_hook`)."""
+    """The backward pass now running on this thread: an id unique per pass, the nodes
+    that will receive gradients in it (for `register_multi_grad_hook`), the callbacks to
+    run when it ends (`queue_callback`), and whether a reentrant checkpoint may run in it
+    (only in a whole-graph backward, with no `inputs` to capture, nested or not)."""
 
-    __slots__ = ("executes", "id")
+    __slots__ = ("callbacks", "can_checkpoint", "executes", "id")
 
-    def __init__(self, executes: set[Node]) -> None:
+    def __init__(self, executes: set[Node], can_checkpoint: bool) -> None:
         self.id = next(_task_ids)
         self.executes = executes
+        self.callbacks: list[Callable[[], object]] = []
+        self.can_checkpoint = can_checkpoint
 
     def will_execute(self, node: Node | None) -> bool:
         return node is not None and node in self.executes
@@ -185,7 +189,8 @@ def run_backward(
     pop, push = heapq.heappop, heapq.heappush
 
     prev_task = current_graph_task()
-    _current.task = GraphTask(leads if leads is not None else runs)
+    can_checkpoint = captures is None and (prev_task is None or prev_task.can_checkpoint)
+    task = _current.task = GraphTask(leads if leads is not None else runs, can_checkpoint)
     prev_mode = grad_mode.is_grad_enabled()
     grad_mode._set(create_graph)
     prev_evaluating = _anomaly._evaluating.node
@@ -237,6 +242,9 @@ def run_backward(
                     deps[child] = left
                 else:
                     push(ready, (-child._seq, id(child), child))
+        # Callbacks queued while the pass ran (and by those callbacks), in order.
+        while task.callbacks:
+            task.callbacks.pop(0)()
     except Exception:
         if _anomaly._enabled:
             # `node` is the one being run (the loop starts by popping one).

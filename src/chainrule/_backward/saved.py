@@ -35,7 +35,7 @@ class SavedTensor:
     use with the node as grad_fn, so node and output never form a cycle.
 
     Under `saved_tensors_hooks`, what the pack hook returns is kept instead (see
-    `_Packed`); version checks still apply to the tensor that was saved.
+    `_Packed`), and versions are not checked: the hooks may have kept a copy.
     """
 
     __slots__ = (
@@ -72,10 +72,11 @@ class SavedTensor:
             self.data = None
 
     def unpack(self, node: Node) -> Tensor:
+        if self.hooked is not None:
+            # What the hooks keep may be a copy: versions are not checked (as in PyTorch).
+            return self._unpack_hooked(node)
         if self.version.value != self.expected_version:
             raise RuntimeError(self._modified_message(node))
-        if self.hooked is not None:
-            return self._unpack_hooked(node)
         if self.tensor is not None:
             return self.tensor
         assert self.data is not None
@@ -151,13 +152,10 @@ class SavedTensor:
         return out
 
     def _modified_message(self, node: Node) -> str:
-        if self.hooked is not None:
-            desc, maker = self.hooked.desc, self.hooked.grad_fn
-        else:
-            data = self.tensor._data if self.tensor is not None else self.data
-            assert data is not None
-            desc = _describe(data)
-            maker = self.tensor._grad_fn if self.tensor is not None else None
+        data = self.tensor._data if self.tensor is not None else self.data
+        assert data is not None
+        desc = _describe(data)
+        maker = self.tensor._grad_fn if self.tensor is not None else None
         # The node that made the tensor, by its forward name (ExpBackward0 -> Exp), as PyTorch.
         if self.is_output:
             desc += f", which is output {self.output_nr} of {_forward_name(node)},"
@@ -231,14 +229,13 @@ class _Packed:
     """What a SavedTensor keeps under `saved_tensors_hooks`: pack_hook's result, the
     unpack hook, and the saved tensor's place in the graph (not the tensor itself)."""
 
-    __slots__ = ("accumulator", "desc", "grad_fn", "packed", "requires_grad", "unpack_hook")
+    __slots__ = ("accumulator", "grad_fn", "packed", "requires_grad", "unpack_hook")
 
     def __init__(
         self, tensor: Tensor, packed: Any, unpack_hook: Callable[..., Any], is_output: bool
     ) -> None:
         self.packed = packed
         self.unpack_hook = unpack_hook
-        self.desc = _describe(tensor._data)
         self.requires_grad = tensor._requires_grad
         # An output's grad_fn is the node that saves it: storing it would be a cycle.
         self.grad_fn = None if is_output else tensor._grad_fn

@@ -17,11 +17,12 @@ import numpy as np
 from .. import _dtype
 from .._autograd import grad_mode
 from .._autograd import tangents as _tangents
+from .._autograd.versions import write_watchers
 from .._creation import zeros_like
 from .._tensor import Tensor
 from .broadcasting import broadcast_shapes
 from .primitive import Primitive
-from .view_tracking import regenerate_view_node
+from .view_tracking import follow_retain_grad, regenerate_view_node
 
 __all__ = [
     "apply_inplace",
@@ -32,6 +33,7 @@ __all__ = [
     "copy_slices",
     "into_base",
     "puts_in_place",
+    "rebase_view",
     "update_tangent",
 ]
 
@@ -41,12 +43,32 @@ LEAF_VIEW_INPLACE = (
 )
 
 
+_NO_GRAD_VIEW_ADVICE = (
+    "created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+    "moving both the view and the inplace either both inside the no_grad block (if you don't "
+    "want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+)
+
+
 def check_multi_view(t: Tensor, records: bool) -> None:
-    """Views from unbind/split share one node, which can't be rebased for just one of them.
+    """The views PyTorch forbids writing in place (with grad mode on): views made without
+    grad mode (or views of them), where the base requires grad or the write records a
+    gradient; and views from unbind/split (or views of them), which share one node that
+    can't be rebased for just one of them.
 
     `records`: whether the in-place op would record a gradient into a view that has none.
     """
-    creator = t.__dict__.get("_multi_view") if t._base is not None else None
+    if t._base is None:
+        return
+    made_from = t.__dict__.get("_no_grad_view")
+    if made_from is not None and (records or t._base._requires_grad):
+        if made_from:
+            raise RuntimeError(
+                f"Output 0 of {made_from} is a view of a view which was {_NO_GRAD_VIEW_ADVICE}"
+            )
+        raise RuntimeError(f"A view was {_NO_GRAD_VIEW_ADVICE}")
+    creator = t.__dict__.get("_multi_view")
     if creator is None:
         return
     if t._grad_fn is not None:
@@ -66,6 +88,9 @@ def check_multi_view(t: Tensor, records: bool) -> None:
 
 
 def check_writable(t: Tensor) -> None:
+    if write_watchers:
+        for watch in write_watchers:
+            watch(t)
     inference = t._inference or (t._base is not None and t._base._inference)
     if inference and not grad_mode._state.inference:
         raise RuntimeError(grad_mode._INFERENCE_WRITE)
@@ -114,11 +139,20 @@ def puts_in_place(key: tuple[Any, ...]) -> bool:
     )
 
 
+def rebase_view(view: Tensor, new: Tensor) -> None:
+    """`view` was written in place with `new` (what made it now): its base records the
+    write (CopySlices) and the view takes its values from the base again."""
+    _rebase(view, new)
+    regenerate_view_node(view)
+
+
 def _rebase(t: Tensor, new: Tensor) -> None:
     """Make `t` (already holding `new`'s values) take `new`'s place in the graph."""
     if t._base is None:
+        old = t._grad_fn, t._output_nr
         t._grad_fn, t._output_nr = new._grad_fn, new._output_nr
         t._requires_grad = t._requires_grad or new._requires_grad
+        follow_retain_grad(t, *old)
         return
     base, view_fn = t._base, t._view_fn
     assert view_fn is not None
@@ -140,8 +174,10 @@ def into_base(
     alias = Tensor._make(base._data, base._requires_grad, base._grad_fn, base._output_nr)
     alias._accumulator = base._accumulator
     out = prim(alias, src, region=region, keep=Tensor._make(keep), **params)
+    old = base._grad_fn, base._output_nr
     base._grad_fn, base._output_nr = out._grad_fn, 0
     base._requires_grad = True
+    follow_retain_grad(base, *old)
 
 
 def apply_inplace(

@@ -28,6 +28,7 @@ from .._tensor import Tensor
 from .declarations import record_declaration
 from .forward_mode import push_forward
 from .quiet import quiet
+from .view_creation import mark_view_creation
 
 __all__ = [
     "Number",
@@ -142,6 +143,8 @@ class OpNode(Node):
                 raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         elif key in saved:
             return _unpack(saved[key], self)
+        elif key != name and key in self._prim.ever_saved:
+            return None  # `_saved_self` of an input this node had no need to save, as PyTorch
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _raw_saved(self, key: str, saved: dict[str, Any] | None) -> RawSavedTensor:
@@ -312,6 +315,7 @@ class Primitive:
             frozenset(rule.__code__.co_names) & self.saveable if rule is not None else frozenset()
             for rule in self.grads
         )
+        self.ever_saved = frozenset().union(*self._reads)  # by some pattern of requires_grad
         self._save_plans: dict[tuple[bool, ...], SavePlan] = {}
         self.formulas = None if formulas is None else tuple(formulas)
         declared.add(self)
@@ -405,6 +409,8 @@ def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str,
         counter.views.append(weakref.ref(view))
     view._inference = source._inference
     view._base = source._base if source._base is not None else source
+    if source._base is not None or not grad_mode._state.grad_enabled:
+        mark_view_creation(view, source, prim.name)
     parent = source._view_fn
 
     def view_fn(base: Tensor) -> Tensor:

@@ -13,11 +13,14 @@ from typing import Any
 import numpy as np
 
 from .._autograd import grad_mode, tangents
+from .._autograd.node import Node
 from .._tensor import Tensor
 from .primitive import OpNode, Primitive
+from .view_creation import mark_view_creation
 
 __all__ = [
     "MultiView",
+    "follow_retain_grad",
     "identity_view",
     "index_key",
     "regenerate_view_node",
@@ -91,7 +94,21 @@ def regenerate_view_node(view: Tensor) -> None:
         key = np.unravel_index(view_fn(positions)._data, base._data.shape)
     with grad_mode.enable_grad(), tangents._no_push():
         node = _as_strided(base, key=key, self_sizes=base.shape, advanced=True)._grad_fn
+    old = view._grad_fn, view._output_nr
     view._grad_fn, view._output_nr, view._requires_grad = node, 0, True
+    follow_retain_grad(view, *old)
+
+
+def follow_retain_grad(t: Tensor, old_node: Node | None, old_nr: int) -> None:
+    """`t` was written in place and has a new grad_fn: a `retain_grad` moves with it (as in
+    PyTorch; the hooks `register_hook` put on the old grad_fn stay there)."""
+    if not t._retains_grad or t._grad_fn is None or t._grad_fn is old_node:
+        return
+    if old_node is not None and old_node._retained:
+        ref = old_node._retained.get(old_nr)
+        if ref is not None and ref() is t:
+            del old_node._retained[old_nr]
+    t._grad_fn._retain_grad(t._output_nr, t)
 
 
 # The primal `forward_ad.unpack_dual` gives back: an alias named as PyTorch names it.
@@ -205,6 +222,8 @@ def _track_output_view(
     """Record that output `i` of a MultiView aliases `source` (as Primitive does for one)."""
     view._version_counter = source._version_counter
     view._base = source._base if source._base is not None else source
+    if source._base is not None or not grad_mode.is_grad_enabled():
+        mark_view_creation(view, source, prim.name)
     parent = source._view_fn
 
     def view_fn(base: Tensor) -> Tensor:

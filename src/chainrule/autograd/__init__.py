@@ -5,13 +5,13 @@ The public autograd layer, above Tensor (see the Layers section of `chainrule._a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from .. import _creation
 from .._autograd.node import Node
+from .._backward.saved import SavedTensor
 from .._tensor import Tensor
-from . import anomaly_mode, forward_ad, functional, graph
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph
 from ._grad import backward, grad
 from .anomaly_mode import (
     detect_anomaly,
@@ -20,12 +20,15 @@ from .anomaly_mode import (
     set_anomaly_enabled,
     set_detect_anomaly,
 )
-from .function import Function, FunctionCtx, once_differentiable
+from .function import Function, FunctionCtx, NestedIOFunction, once_differentiable
 from .grad_mode import (
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
+    is_view_replay_enabled,
     no_grad,
     set_grad_enabled,
     set_multithreading_enabled,
@@ -37,14 +40,19 @@ __all__ = [
     "Function",
     "FunctionCtx",
     "GradcheckError",
+    "NestedIOFunction",
+    "SavedTensor",
     "Variable",
     "anomaly_mode",
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "enforce_grad_layout_policy",
     "forward_ad",
+    "function",
     "functional",
     "grad",
+    "grad_mode",
     "gradcheck",
     "gradgradcheck",
     "graph",
@@ -53,13 +61,25 @@ __all__ = [
     "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_multithreading_enabled",
+    "is_view_replay_enabled",
     "no_grad",
     "once_differentiable",
     "set_anomaly_enabled",
     "set_detect_anomaly",
     "set_grad_enabled",
     "set_multithreading_enabled",
+    "variable",
 ]
+
+
+def variable(*args: Any, **kwargs: Any) -> Any:
+    """The pre-0.4 constructor; it only raises now, as in PyTorch. (The module
+    `chainrule.autograd.variable` is still importable by name: importing goes by module path.)"""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+
+variable.Variable = Variable  # type: ignore[attr-defined]  # as PyTorch, for code reading it here
 
 
 # --- methods of Tensor and Node that need this layer, bound here once -------------------
@@ -70,7 +90,7 @@ def _tensor_backward(
     gradient: Tensor | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
-    inputs: Tensor | Sequence[Tensor] | dict[str, Tensor] | None = None,
+    inputs: Any = None,
 ) -> None:
     """Accumulate d(self)/d(leaf), weighted by `gradient`, into every leaf's `.grad`."""
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)

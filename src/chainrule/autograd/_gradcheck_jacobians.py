@@ -14,18 +14,56 @@ from .._tensor import Tensor
 from ..random import default_generator
 from ._grad import grad
 
-__all__ = ["JacobianCheck", "as_tuple", "diff_inputs", "float_outputs_of", "output_vjp"]
+__all__ = [
+    "FAILED_NONDET_MSG",
+    "FAST_FAIL_SLOW_OK_MSG",
+    "JacobianCheck",
+    "as_tuple",
+    "diff_inputs",
+    "float_outputs_of",
+    "mismatch_message",
+    "not_close",
+    "numerical_jacobians",
+    "output_vjp",
+]
 
 _FAST_MODE_NOTE = (
     "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
     "in fast mode (one random projection u^T J v of each Jacobian). Below, we recompute "
     "numerical and analytical jacobians in slow mode:\n\n"
 )
+FAILED_NONDET_MSG = """\n
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
+FAST_FAIL_SLOW_OK_MSG = """Fast gradcheck failed but element-wise differences are small. This means that the
+test might've passed in slow_mode!
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck:
+
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `fast_mode=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_fast_mode=False`
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_fast_mode=False`"""  # noqa: E501
 _NOT_REENTRANT = (
     "Backward is not reentrant, i.e., running backward with same input and grad_output "
     "multiple times gives different values, although analytical gradient matches numerical "
-    "gradient.The tolerance for nondeterminism was {tol}.\n\nNOTE: if the backward is "
-    "non-deterministic on purpose, call gradcheck/gradgradcheck with `nondet_tol=<tol>`.\n"
+    "gradient.The tolerance for nondeterminism was {tol}." + FAILED_NONDET_MSG
 )
 
 
@@ -64,7 +102,7 @@ def _evaluate(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[np.ndar
     return [np.array(o._data, dtype=np.float64) for o in float_outputs_of(func, inputs)]
 
 
-def _numerical_jacobians(
+def numerical_jacobians(
     func: Callable[..., Any], inputs: tuple[Any, ...], diff: list[Tensor], eps: float
 ) -> list[list[np.ndarray]]:
     """Central differences: `J[i][j]` is the Jacobian of float output j w.r.t. `diff[i]`.
@@ -182,7 +220,7 @@ def _as_tensor_text(a: np.ndarray) -> str:
     return repr(Tensor._make(np.asarray(a, dtype=np.float64)))
 
 
-def _mismatch_message(
+def mismatch_message(
     j: int,
     i: int,
     numerical: np.ndarray,
@@ -190,12 +228,15 @@ def _mismatch_message(
     in_shape: tuple[int, ...],
     out_shape: tuple[int, ...],
     bad: np.ndarray,
+    forward: bool = False,
 ) -> str:
+    """PyTorch's words, then the first entry that differs; `forward`: from forward mode."""
+    mode = "computed with forward mode " if forward else ""
     row, col = (int(k) for k in np.argwhere(bad)[0])
     in_idx = tuple(int(k) for k in np.unravel_index(row, in_shape)) if in_shape else ()
     out_idx = tuple(int(k) for k in np.unravel_index(col, out_shape)) if out_shape else ()
     return (
-        f"Jacobian mismatch for output {j} with respect to input {i},\n"
+        f"Jacobian {mode}mismatch for output {j} with respect to input {i},\n"
         f"numerical:{_as_tensor_text(numerical)}\n"
         f"analytical:{_as_tensor_text(analytical)}\n\n"
         f"The first mismatching entry is [{row}, {col}] (d output {j}{list(out_idx)} / "
@@ -204,7 +245,7 @@ def _mismatch_message(
     )
 
 
-def _not_close(analytical: np.ndarray, numerical: np.ndarray, atol: float, rtol: float) -> Any:
+def not_close(analytical: np.ndarray, numerical: np.ndarray, atol: float, rtol: float) -> Any:
     return ~(np.abs(analytical - numerical) <= atol + rtol * np.abs(numerical))
 
 
@@ -244,7 +285,7 @@ class JacobianCheck:
     def slow(self) -> str | None:
         """Compare full Jacobians."""
         outputs = float_outputs_of(self.func, self.inputs)
-        numerical = _numerical_jacobians(self.func, self.inputs, self.diff, self.eps)
+        numerical = numerical_jacobians(self.func, self.inputs, self.diff, self.eps)
         zero_message = _check_nondifferentiable(outputs, numerical, self.atol)
         if zero_message is not None:
             return zero_message
@@ -257,9 +298,9 @@ class JacobianCheck:
         for i, x in enumerate(self.diff):
             for j, out in enumerate(diff_outputs):
                 a, n = analytical[i][j], numerical[i][j]
-                bad = _not_close(a, n, self.atol, self.rtol)
+                bad = not_close(a, n, self.atol, self.rtol)
                 if bad.any():
-                    return _mismatch_message(j, i, n, a, x._data.shape, out._data.shape, bad)
+                    return mismatch_message(j, i, n, a, x._data.shape, out._data.shape, bad)
         if not reentrant:
             return _NOT_REENTRANT.format(tol=self.nondet_tol)
         return None
@@ -294,15 +335,15 @@ class JacobianCheck:
                 # Entrywise allclose, bounded through the projection: sum |u_m| |v_k| atol.
                 tol = self.atol * np.abs(u).sum() * np.abs(vs[i]).sum() + self.rtol * abs(numerical)
                 if not abs(analytical - numerical) <= tol:
-                    return self._fast_mismatch_message(jo, i, numerical, analytical)
+                    return self._fastmismatch_message(jo, i, numerical, analytical)
         if not reentrant:
             return _NOT_REENTRANT.format(tol=self.nondet_tol)
         return None
 
-    def _fast_mismatch_message(self, j: int, i: int, numerical: float, analytical: float) -> str:
+    def _fastmismatch_message(self, j: int, i: int, numerical: float, analytical: float) -> str:
         """The fast-mode numbers, then the full Jacobians recomputed in slow mode."""
         outputs = float_outputs_of(self.func, self.inputs)
-        slow_n = _numerical_jacobians(self.func, self.inputs, [self.diff[i]], self.eps)
+        slow_n = numerical_jacobians(self.func, self.inputs, [self.diff[i]], self.eps)
         diff_outputs, slow_n = _differentiable_only(outputs, slow_n)
         slow_a, _, _ = _analytical_jacobians([diff_outputs[j]], [self.diff[i]], np.inf, False)
         n, a = slow_n[0][j], slow_a[0][0]
@@ -313,11 +354,13 @@ class JacobianCheck:
             f"The max per-element difference (slow mode) is: "
             f"{float(np.max(np.abs(a - n), initial=0.0))!r}.\n"
         )
-        bad = _not_close(a, n, self.atol, self.rtol)
+        bad = not_close(a, n, self.atol, self.rtol)
         if bad.any():
             row, col = (int(k) for k in np.argwhere(bad)[0])
             text += (
                 f"The first mismatching entry (slow mode) is [{row}, {col}]: numerical "
                 f"{float(n[row, col])!r}, analytical {float(a[row, col])!r}.\n"
             )
+        else:
+            text += FAST_FAIL_SLOW_OK_MSG
         return text

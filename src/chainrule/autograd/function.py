@@ -8,6 +8,7 @@ As in PyTorch, the `ctx` a Function's forward receives *is* its backward node
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,9 +17,18 @@ from .._autograd import tangents as _tangents
 from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, node_watchers
 from .._backward.saved import RawSavedTensor, SavedTensor
 from .._creation import zeros, zeros_like
+from .._ops.inplace import LEAF_VIEW_INPLACE, check_multi_view, rebase_view
 from .._tensor import Tensor
 
-__all__ = ["BackwardCFunction", "Function", "FunctionCtx", "once_differentiable"]
+__all__ = [
+    "BackwardCFunction",
+    "Function",
+    "FunctionCtx",
+    "FunctionMeta",
+    "InplaceFunction",
+    "NestedIOFunction",
+    "once_differentiable",
+]
 
 
 class FunctionCtx:
@@ -176,6 +186,15 @@ class Function(metaclass=FunctionMeta):
     boxed_grads_call = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use "
             "new-style autograd function with static forward method. (Example: "
@@ -225,8 +244,16 @@ class Function(metaclass=FunctionMeta):
                 output = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(output, tuple)
         raw = (output,) if single else output
+        if not all(_among(t, raw) for t in ctx._dirty):
+            raise RuntimeError(
+                "Some elements marked as dirty during the forward method were not returned as "
+                "output. The inputs that are modified inplace must all be outputs of the "
+                "Function."
+            )
         for t in ctx._dirty:  # the in-place change the forward made counts as one more
             t._version_counter.value += 1
+            if grad_mode.is_grad_enabled() and _no_grad_view_of_grad(t):
+                raise RuntimeError(LEAF_INPLACE_FUNCTION)
         outputs = tuple(_own_output(o, args, ctx, recording) for o in raw)
         if recording:
             _connect(ctx, [args[i] for i in positions], outputs, raw)
@@ -236,6 +263,23 @@ class Function(metaclass=FunctionMeta):
         if _tangents._active:
             _push_forward(cls, ctx, args, outputs)
         return outputs[0] if single else outputs
+
+
+class InplaceFunction(Function):
+    """A Function whose instances carry an `inplace` flag (kept for old code; use Function)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """The pre-1.0 Function taking nested inputs through instance methods `forward_extended`
+    and `backward_extended`. Kept as a name only: as in PyTorch 2.x, it can be made but not
+    called, because the legacy machinery it builds on is gone."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise AttributeError("'super' object has no attribute '_do_forward'")
 
 
 def _push_forward(
@@ -312,16 +356,38 @@ def _connect(
         if not out.is_floating_point():
             continue
         dirty = _among(out, ctx._dirty)
-        if dirty and out._grad_fn is None and out._requires_grad:
-            raise RuntimeError(
-                "a leaf Variable that requires grad has been used in an in-place operation."
-            )
+        if dirty:
+            _check_dirty(out)
         out._grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
+        if dirty and out._base is not None:
+            # As an in-place op on a view: the base records that this region is now the
+            # Function's output (CopySlices), and the view takes its values from the base.
+            rebase_view(out, Tensor._make(out._data, True, ctx, nr))
     ctx._output_meta = tuple(meta)
     ctx._saved = [_save(t, outputs) for t in ctx._to_save]
     if node_watchers:
         for watch in node_watchers:
             watch(ctx, [o for o in outputs if isinstance(o, Tensor)])
+
+
+def _check_dirty(t: Tensor) -> None:
+    """What PyTorch refuses to see modified in place by a Function that records a graph."""
+    base = t._base
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError(LEAF_INPLACE_FUNCTION)
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError(LEAF_VIEW_INPLACE)
+    check_multi_view(t, records=True)
+
+
+def _no_grad_view_of_grad(t: Tensor) -> bool:
+    """A view made without grad mode of a tensor that requires grad: in PyTorch, a leaf that
+    requires grad (refused as one when a Function marks it dirty)."""
+    base = t._base
+    return base is not None and base._requires_grad and t.__dict__.get("_no_grad_view") == ""
+
+
+LEAF_INPLACE_FUNCTION = "a leaf Variable that requires grad has been used in an in-place operation."
 
 
 def _among(t: Any, items: Sequence[Any]) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 
 from .._creation import zeros_like
 from .._tensor import Tensor
+from . import forward_ad as fwAD  # noqa: F401  # PyTorch's module has this name too
 from ._functional_common import (
     V_FOR_INPUT,
     V_FOR_OUTPUT,

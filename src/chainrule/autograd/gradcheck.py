@@ -18,9 +18,41 @@ from .._autograd import grad_mode
 from .._tensor import Tensor
 from ..random import default_generator
 from ._grad import grad
-from ._gradcheck_jacobians import JacobianCheck, as_tuple, diff_inputs, float_outputs_of, output_vjp
+from ._gradcheck_jacobians import (
+    FAILED_NONDET_MSG,
+    FAST_FAIL_SLOW_OK_MSG,
+    JacobianCheck,
+    as_tuple,
+    diff_inputs,
+    float_outputs_of,
+    numerical_jacobians,
+    output_vjp,
+)
+from ._gradcheck_legacy import (
+    get_analytical_jacobian,
+    get_numerical_jacobian,
+    get_numerical_jacobian_wrt_specific_input,
+)
+from ._gradcheck_modes import (
+    FAILED_BATCHED_GRAD_MSG,
+    FAILED_BATCHED_GRAD_MSG_FWD_AD,
+    batched_forward_message,
+    batched_grad_message,
+    forward_message,
+)
 
-__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+__all__ = [
+    "FAILED_BATCHED_GRAD_MSG",
+    "FAILED_BATCHED_GRAD_MSG_FWD_AD",
+    "FAILED_NONDET_MSG",
+    "FAST_FAIL_SLOW_OK_MSG",
+    "GradcheckError",
+    "get_analytical_jacobian",
+    "get_numerical_jacobian",
+    "get_numerical_jacobian_wrt_specific_input",
+    "gradcheck",
+    "gradgradcheck",
+]
 
 
 class GradcheckError(RuntimeError):
@@ -118,6 +150,8 @@ def gradcheck(
     check_undefined_grad: bool = True,
     check_grad_dtypes: bool = False,
     check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
     check_backward_ad: bool = True,
     fast_mode: bool = False,
     masked: bool | None = None,
@@ -128,41 +162,60 @@ def gradcheck(
     (Jacobian entries must satisfy |analytical - numerical| <= atol + rtol *
     |numerical|). Returns True, or raises `GradcheckError` (returns False when
     `raise_exception=False`). The defaults are meant for float64 inputs.
-    `fast_mode` compares one random projection u^T J v per output and input
-    instead of whole Jacobians. `masked` is accepted for compatibility: chainrule
-    has no sparse tensors. `check_batched_grad=True` needs vmap, which it lacks.
+
+    `check_backward_ad` checks the reverse-mode Jacobian, `check_forward_ad` the
+    forward-mode one; `check_batched_grad` (and `check_batched_forward_grad`) check
+    that gradients for a batch of grad_outputs (of tangents) equal those computed one
+    by one. `fast_mode` compares one random projection u^T J v per output and input
+    instead of whole Jacobians (for the reverse mode). `masked` is accepted for
+    compatibility: chainrule has no sparse tensors.
     """
-    if not check_backward_ad:
+    if not (check_forward_ad or check_backward_ad):
         raise AssertionError(
             "Expected at least one of check_forward_ad or check_backward_ad to be True"
+        )
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_backward_ad to be True"
+        )
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError(
+            "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
         )
     tupled = as_tuple(inputs)
     check = JacobianCheck(
         func, tupled, _check_inputs(tupled), eps, atol, rtol, nondet_tol, check_grad_dtypes
     )
-    return _run_checks(check, fast_mode, check_undefined_grad, check_batched_grad, raise_exception)
+    message = None
+    if check_backward_ad:
+        message = _backward_checks(check, fast_mode, check_undefined_grad, check_batched_grad)
+    if message is None and check_forward_ad:
+        message = _forward_checks(check, check_batched_forward_grad)
+    if message is not None:
+        return _fail(message, raise_exception)
+    return True
 
 
-def _run_checks(
-    check: JacobianCheck,
-    fast_mode: bool,
-    check_undefined_grad: bool,
-    check_batched_grad: bool,
-    raise_exception: bool,
-) -> bool:
-    if check_batched_grad:
-        raise NotImplementedError(
-            "check_batched_grad=True needs batched gradients (vmap), which chainrule does not "
-            "implement; call gradcheck with check_batched_grad=False"
-        )
+def _backward_checks(
+    check: JacobianCheck, fast_mode: bool, check_undefined_grad: bool, check_batched_grad: bool
+) -> str | None:
     message = check.fast() if fast_mode else check.slow()
+    if message is None and check_batched_grad:
+        outputs = [o for o in float_outputs_of(check.func, check.inputs) if o._requires_grad]
+        message = batched_grad_message(outputs, check.diff)
     if message is None:
         message = _check_zero_grad_output(check.func, check.inputs)
     if message is None and check_undefined_grad:
         message = _check_undefined_grad(check.func, check.inputs)
-    if message is not None:
-        return _fail(message, raise_exception)
-    return True
+    return message
+
+
+def _forward_checks(check: JacobianCheck, check_batched_forward_grad: bool) -> str | None:
+    numerical = numerical_jacobians(check.func, check.inputs, check.diff, check.eps)
+    message = forward_message(check.func, check.inputs, numerical, check.atol, check.rtol)
+    if message is None and check_batched_forward_grad:
+        message = batched_forward_message(check.func, check.inputs, check.atol, check.rtol)
+    return message
 
 
 def gradgradcheck(
@@ -179,6 +232,8 @@ def gradgradcheck(
     check_undefined_grad: bool = True,
     check_grad_dtypes: bool = False,
     check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
     fast_mode: bool = False,
     masked: bool = False,
 ) -> bool:
@@ -186,10 +241,23 @@ def gradgradcheck(
 
     The gradients are computed with `create_graph=True`, so this checks that
     backward is itself differentiable, with respect to the inputs and to the
-    grad_outputs that require grad (random ones, in [-1, 1), when not given, do).
+    grad_outputs that require grad (random ones, in [-1, 1), when not given, do), in
+    reverse mode (`check_rev_over_rev`) and in forward mode (`check_fwd_over_rev`).
     The grad_outputs are checked and numbered as inputs after `inputs`: a float32
     one is warned about, an expanded one refused.
     """
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError(
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
+        )
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
+        )
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_rev_over_rev to be True"
+        )
     tupled = as_tuple(inputs)
     if grad_outputs is None:
         gos = tuple(
@@ -200,13 +268,20 @@ def gradgradcheck(
     else:
         gos = as_tuple(grad_outputs)
     n_inputs = len(tupled)
+    wants_grad = [isinstance(a, Tensor) and a._requires_grad for a in tupled + gos]
 
     def first_derivatives(*args: Any) -> tuple[Tensor, ...]:
+        # Forward mode passes detached duals: requires_grad is restored, as PyTorch does.
+        args = tuple(
+            a.requires_grad_() if w and not a._requires_grad else a
+            for a, w in zip(args, wants_grad, strict=True)
+        )
         ins, gs = args[:n_inputs], args[n_inputs:]
         outputs = [o for o in float_outputs_of(func, ins) if o._requires_grad]
         if not outputs:
             return ()
-        grads = grad(outputs, diff_inputs(ins), gs, create_graph=True, allow_unused=True)
+        with grad_mode.enable_grad():
+            grads = grad(outputs, diff_inputs(ins), gs, create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     # The grad_outputs are inputs of the check like the others (numbered after them): the
@@ -215,7 +290,14 @@ def gradgradcheck(
     check = JacobianCheck(
         first_derivatives, args, _check_inputs(args), eps, atol, rtol, nondet_tol, check_grad_dtypes
     )
-    return _run_checks(check, fast_mode, check_undefined_grad, check_batched_grad, raise_exception)
+    message = None
+    if check_rev_over_rev:
+        message = _backward_checks(check, fast_mode, check_undefined_grad, check_batched_grad)
+    if message is None and check_fwd_over_rev:
+        message = _forward_checks(check, False)
+    if message is not None:
+        return _fail(message, raise_exception)
+    return True
 
 
 def _random_grad_output(out: Tensor, non_contiguous: bool) -> Tensor:

@@ -1,14 +1,15 @@
 """The backward graph's public API: node types, hooks, saved tensors and their hooks.
 
 The classes live below Tensor (`chainrule._autograd`) or beside the engine
-(`chainrule._backward`); `register_multi_grad_hook` is defined here.
+(`chainrule._backward`); `register_multi_grad_hook`, gradient edges and
+`increment_version` are defined here, `allow_mutation_on_saved_tensors` beside.
 """
 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from .._autograd.hooks import HookDict, RemovableHandle
 from .._autograd.node import AccumulateGrad, Node
@@ -21,20 +22,48 @@ from .._backward.saved import (
     save_on_cpu,
     saved_tensors_hooks,
 )
-
-if TYPE_CHECKING:
-    from .._tensor import Tensor
+from .._tensor import Tensor
+from ._allow_mutation import allow_mutation_on_saved_tensors
+from ._gradient_edge import GradientEdge, known_edges
+from .variable import Variable
 
 __all__ = [
     "AccumulateGrad",
+    "GradientEdge",
     "Node",
     "RemovableHandle",
     "SavedTensor",
+    "Variable",
+    "allow_mutation_on_saved_tensors",
     "disable_saved_tensors_hooks",
+    "get_gradient_edge",
+    "increment_version",
     "register_multi_grad_hook",
     "save_on_cpu",
     "saved_tensors_hooks",
 ]
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """The edge a gradient for `tensor` enters the graph by: `autograd.grad(loss, edge)` gives
+    what `autograd.grad(loss, tensor)` gives."""
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require "
+            "gradients"
+        )
+    node, nr = tensor._gradient_edge()
+    known_edges.setdefault(node, {})[nr] = (tensor._data.shape, tensor.dtype)
+    return GradientEdge(node, nr)
+
+
+def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
+    """Count an in-place change autograd did not see (a write through NumPy, say), so that
+    nodes that saved the tensor refuse to use it. Inference tensors have no version."""
+    tensors = (tensor,) if isinstance(tensor, Tensor) else tensor
+    for t in tensors:
+        if not t._inference:
+            t._version_counter.value += 1
 
 
 class _MultiHandle(RemovableHandle):

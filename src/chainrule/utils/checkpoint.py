@@ -1,34 +1,55 @@
 """Activation checkpointing: trade compute for memory.
 
-`checkpoint(function, *args)` runs `function` without recording a graph, so
-none of its intermediate tensors are kept. During backward the segment's
-forward is run again, this time with grad enabled, and gradients flow through
-that recomputed graph.
+`checkpoint(function, *args, use_reentrant=...)` keeps none of `function`'s
+intermediate tensors; backward runs `function` again to get them. Two variants, as
+in PyTorch:
 
-Gradients reach the tensors passed as arguments and the tensors requiring grad
-that `function` closes over (closure cells, default values, `functools.partial`
-arguments, bound-method owners, callable objects' attributes, lists, tuples and
-dicts of these, and globals it reads by name), which matches PyTorch's non-reentrant variant for
-the usual uses. Tensors reached any other way (e.g. through a module's
-attributes) get no gradient.
+- `use_reentrant=False` (recommended): the forward records its graph as usual but
+  every tensor saved for backward is replaced by a placeholder, filled by rerunning
+  the function when backward first needs one (`_checkpoint_hooks`). Gradients reach
+  everything the function used; `autograd.grad`, double backward, `context_fn`,
+  `determinism_check`, `debug` and early stop all work.
+- `use_reentrant=True` (the default when not given, with a warning): a
+  `CheckpointFunction` runs the function without a graph; its backward reruns it with
+  grad on and calls `backward` on the result (a backward inside the backward), which
+  accumulates into the parameters it reaches. It cannot serve `autograd.grad` or
+  `backward(inputs=...)`.
+
+With `preserve_rng_state` (the default) the rerun draws the same random numbers
+from chainrule's default generator as the first run.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .. import random
+from .._backward.saved import SavedTensor
 from .._tensor import Tensor
-from ..autograd import grad as autograd_grad
+from ..autograd import backward as autograd_backward
 from ..autograd import grad_mode
 from ..autograd.function import Function
+from ..autograd.variable import Variable
+from ._checkpoint_hooks import CheckpointError, Frame, checkpoint_hook, debug_context
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = [
+    "CheckpointError",
+    "CheckpointFunction",
+    "DefaultDeviceType",
+    "SavedTensor",
+    "check_backward_validity",
+    "checkpoint",
+    "checkpoint_sequential",
+    "detach_variable",
+    "get_device_states",
+    "noop_context_fn",
+    "set_checkpoint_debug_enabled",
+    "set_checkpoint_early_stop",
+    "set_device_states",
+]
 
 _USE_REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
@@ -37,143 +58,256 @@ _USE_REENTRANT_WARNING = (
     "default behavior, you can pass use_reentrant=True. Refer to docs for more details on "
     "the differences between the two variants."
 )
+_REENTRANT_NEEDS_WHOLE_GRAPH = (
+    "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing "
+    "an `inputs` parameter to .backward(). To resolve this error, you can either set "
+    "use_reentrant=False, or call .backward() without passing the `inputs` argument."
+)
+_SUPPRESSED = (
+    "torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
+    "exception raised during the checkpointed forward. This is not supported because "
+    "checkpoint cannot return a value for a failed forward."
+)
+
+# Overrides set by the context managers below (None: each call's own argument decides).
+_early_stop: bool | None = None
+_debug: bool | None = None
 
 
-def _is_tensor(obj: Any) -> bool:
-    return isinstance(obj, Tensor)
+# --- small public helpers ------------------------------------------------------------------
 
 
-def _captured_leaves(obj: Any, depth: int = 0) -> list[Any]:
-    """Tensors requiring grad that `obj` (a callable, or what it holds) can reach.
-
-    Looks into closure cells, `functools.partial` arguments, bound-method owners,
-    callable objects' attributes, and lists, tuples and dicts of these.
-    """
-    if _is_tensor(obj):
-        return [obj] if obj._requires_grad else []
-    if depth > 4 or isinstance(obj, (str, bytes, int, float, type)):
-        return []
-    values: list[Any] = []
-    if isinstance(obj, (list, tuple)):
-        values = list(obj)
-    elif isinstance(obj, dict):
-        values = list(obj.values())
-    elif isinstance(obj, functools.partial):
-        values = [obj.func, *obj.args, *obj.keywords.values()]
-    elif inspect.ismethod(obj):
-        values = [obj.__self__, obj.__func__]
-    elif inspect.isfunction(obj):
-        for cell in obj.__closure__ or ():
-            with contextlib.suppress(ValueError):  # an empty cell raises
-                values.append(cell.cell_contents)
-        values.extend(obj.__defaults__ or ())
-        values.extend((obj.__kwdefaults__ or {}).values())
-        # Globals the function reads by name: only tensors and containers of them.
-        for name in obj.__code__.co_names:
-            value = obj.__globals__.get(name)
-            if _is_tensor(value) or isinstance(value, (list, tuple, dict)):
-                values.append(value)
-    elif callable(obj) and hasattr(obj, "__dict__"):
-        values = list(vars(obj).values())
-    found: list[Any] = []
-    for value in values:
-        found.extend(_captured_leaves(value, depth + 1))
-    return found
-
-
-def _unique(tensors: Iterable[Any], exclude: Sequence[Any]) -> list[Any]:
-    seen = {id(t) for t in exclude}
+def detach_variable(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Each tensor detached, keeping whether it requires grad; other values as they are."""
+    if not isinstance(inputs, tuple):
+        raise RuntimeError(
+            f"Only tuple of tensors is supported. Got Unsupported input type: "
+            f"{type(inputs).__name__}"
+        )
     out = []
-    for t in tensors:
-        if id(t) not in seen:
-            seen.add(id(t))
-            out.append(t)
-    return out
+    for inp in inputs:
+        if not isinstance(inp, Tensor):
+            out.append(inp)
+            continue
+        x = inp.detach()
+        x.requires_grad = inp.requires_grad
+        out.append(x)
+    return tuple(out)
+
+
+def check_backward_validity(inputs: Iterable[Any]) -> None:
+    """Warn when no input requires grad: a reentrant checkpoint then gives no gradients."""
+    if not any(inp.requires_grad for inp in inputs if isinstance(inp, Tensor)):
+        warnings.warn(
+            "None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2
+        )
+
+
+def get_device_states(*args: Any) -> tuple[list[int], list[Tensor]]:
+    """The accelerators the tensor arguments live on and their random states: none here."""
+    return [], []
+
+
+def set_device_states(devices: list[int], states: list[Tensor], *, device_type: Any = None) -> None:
+    """Restore what `get_device_states` gave (there is nothing to restore on the CPU)."""
+
+
+class DefaultDeviceType:
+    """The accelerator type checkpoint saves random states for when no input says one
+    (until set: the current accelerator's, and there is none here, so "cpu")."""
+
+    _default_device_type: str | None = None
+
+    @staticmethod
+    def set_device_type(device: str = "cuda") -> None:
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type() -> str:
+        if not DefaultDeviceType._default_device_type:
+            DefaultDeviceType._default_device_type = "cpu"
+        return DefaultDeviceType._default_device_type
+
+
+def noop_context_fn() -> tuple[Any, Any]:
+    """The default `context_fn`: neither run is wrapped in anything."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool) -> Iterator[None]:
+    """Whether non-reentrant checkpoints made inside stop recomputing once every saved tensor
+    is back (True, the default) or rerun the whole function (False)."""
+    global _early_stop
+    prev = _early_stop
+    _early_stop = enable
+    try:
+        yield
+    finally:
+        _early_stop = prev
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled: bool | None) -> Iterator[None]:
+    """Turn checkpoint's `debug` on or off for every checkpoint inside (None: each call's)."""
+    global _debug
+    prev = _debug
+    _debug = enabled
+    try:
+        yield
+    finally:
+        _debug = prev
+
+
+# --- the reentrant variant -----------------------------------------------------------------
 
 
 class CheckpointFunction(Function):
-    """Forward without a graph; backward recomputes the forward and differentiates it."""
+    """Forward without a graph; backward reruns the forward with grad on and backpropagates
+    through that graph, accumulating into every leaf it reaches."""
 
     @staticmethod
     def forward(
-        ctx: Any, run: Callable[..., Any], preserve_rng_state: bool, n_args: int, *inputs: Any
+        ctx: Any, run_function: Callable[..., Any], preserve_rng_state: bool, *args: Any
     ) -> Any:
-        ctx.run = run
-        ctx.n_args = n_args
-        ctx.rng_state = random.get_rng_state() if preserve_rng_state else None
-        ctx.tensor_index = [i for i, a in enumerate(inputs) if _is_tensor(a)]
-        ctx.others = [None if _is_tensor(a) else a for a in inputs]
-        ctx.save_for_backward(*(inputs[i] for i in ctx.tensor_index))
-        outputs = run(*inputs[:n_args])
-        ctx.single = not isinstance(outputs, tuple)
-        return outputs
+        check_backward_validity(args)
+        ctx.run_function = run_function
+        ctx.preserve_rng_state = preserve_rng_state
+        if preserve_rng_state:
+            ctx.fwd_cpu_state = random.get_rng_state()
+        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.save_for_backward(*(args[i] for i in ctx.tensor_indices))
+        with grad_mode.no_grad():
+            return run_function(*args)
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
-        create_graph = grad_mode.is_grad_enabled()
-        inputs = list(ctx.others)
-        for i, t in zip(ctx.tensor_index, ctx.saved_tensors, strict=True):
+        if not Variable._execution_engine.is_checkpoint_valid():
+            raise RuntimeError(_REENTRANT_NEEDS_WHOLE_GRAPH)
+        inputs = list(ctx.inputs)
+        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors, strict=True):
             inputs[i] = t
-        # For a double backward the recomputed graph must reach the real inputs,
-        # so they are used as they are; otherwise detached copies cut it short.
-        args = [
-            a.detach().requires_grad_(a.requires_grad) if _is_tensor(a) and not create_graph else a
-            for a in inputs[: ctx.n_args]
-        ]
-        leaves = inputs[ctx.n_args :]
-        with random.fork_rng(enabled=ctx.rng_state is not None):
-            if ctx.rng_state is not None:
-                random.set_rng_state(ctx.rng_state)
+        with random.fork_rng(enabled=ctx.preserve_rng_state):
+            if ctx.preserve_rng_state:
+                random.set_rng_state(ctx.fwd_cpu_state)
+            detached = detach_variable(tuple(inputs))
             with grad_mode.enable_grad():
-                outputs = ctx.run(*args)
-        if ctx.single:
+                outputs = ctx.run_function(*detached)
+        if isinstance(outputs, Tensor):
             outputs = (outputs,)
         pairs = [
             (o, g)
             for o, g in zip(outputs, grad_outputs, strict=False)
-            if _is_tensor(o) and o.requires_grad and g is not None
+            if isinstance(o, Tensor) and o.requires_grad
         ]
-        targets = [a for a in args if _is_tensor(a) and a.requires_grad]
-        targets += [t for t in leaves if t.requires_grad]
-        grads: list[Any] = [None] * len(targets)
-        if pairs and targets:
-            grads = list(
-                autograd_grad(
-                    [o for o, _ in pairs],
-                    targets,
-                    [g for _, g in pairs],
-                    create_graph=create_graph,
-                    allow_unused=True,
-                )
+        if not pairs:
+            raise RuntimeError(
+                "none of output has requires_grad=True, this checkpoint() is not necessary"
             )
-        found = iter(grads)
-        result: list[Any] = [None, None, None]
-        for a in [*args, *leaves]:
-            result.append(next(found) if _is_tensor(a) and a.requires_grad else None)
-        return tuple(result)
+        autograd_backward([o for o, _ in pairs], [g for _, g in pairs])
+        grads = tuple(x.grad if isinstance(x, Tensor) else None for x in detached)
+        return (None, None, *grads)
+
+
+# --- checkpoint ------------------------------------------------------------------------------
+
+
+def _shape_dtype_device(x: Tensor) -> dict[str, Any]:
+    return {"shape": x.shape, "dtype": x.dtype, "device": x.device}
+
+
+_DETERMINISM_CHECKS: dict[str, Callable[[Tensor], Any]] = {
+    "default": _shape_dtype_device,
+    "none": lambda _: None,
+}
 
 
 def checkpoint(
     function: Callable[..., Any],
     *args: Any,
     use_reentrant: bool | None = None,
-    preserve_rng_state: bool = True,
+    context_fn: Callable[[], tuple[Any, Any]] = noop_context_fn,
+    determinism_check: str = "default",
+    debug: bool = False,
+    early_stop: bool = True,
     **kwargs: Any,
 ) -> Any:
     """Run `function(*args, **kwargs)` keeping only its inputs; recompute it in backward.
 
-    Both values of `use_reentrant` give the non-reentrant behaviour: gradients
-    also reach tensors requiring grad that `function` closes over.
+    `context_fn` returns two context managers, for the forward and for the
+    recomputation; `determinism_check` ("default" or "none") compares the shapes,
+    dtypes and devices of what the two runs saved; `debug` adds the log of the nodes
+    each run recorded to such an error; `early_stop` ends the recomputation once
+    everything needed is back. These four need `use_reentrant=False`.
     """
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT_WARNING, UserWarning, stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs and use_reentrant:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    if use_reentrant:
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError(
+                "Passing `context_fn` or `debug` is only supported when use_reentrant=False."
+            )
+        return CheckpointFunction.apply(function, preserve, *args)
+    return _checkpoint_without_reentrant(
+        function, preserve, context_fn, determinism_check, debug, early_stop, args, kwargs
+    )
 
-    def run(*call_args: Any) -> Any:
-        return function(*call_args, **kwargs)
 
-    leaves = _captured_leaves([function, kwargs])
-    leaves = _unique(leaves, exclude=[a for a in args if _is_tensor(a)])
-    return CheckpointFunction.apply(run, preserve_rng_state, len(args), *args, *leaves)
+def _checkpoint_without_reentrant(
+    function: Callable[..., Any],
+    preserve_rng_state: bool,
+    context_fn: Callable[[], tuple[Any, Any]],
+    determinism_check: str,
+    debug: bool,
+    early_stop: bool,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    on_error = None
+    if debug if _debug is None else _debug:
+        if context_fn is not noop_context_fn:
+            raise ValueError("debug=True is incompatible with non-default context_fn")
+        context_fn, on_error = debug_context()
+    if determinism_check not in _DETERMINISM_CHECKS:
+        raise ValueError(
+            f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, but got "
+            f"{determinism_check}"
+        )
+    forward_context, recompute_context = context_fn()
+    rng_state = random.get_rng_state() if preserve_rng_state else None
+
+    def recompute(*call_args: Any) -> None:
+        with random.fork_rng(enabled=rng_state is not None):
+            if rng_state is not None:
+                random.set_rng_state(rng_state)
+            with recompute_context:
+                function(*call_args, **kwargs)
+
+    frame = Frame(
+        recompute,
+        early_stop if _early_stop is None else _early_stop,
+        _DETERMINISM_CHECKS[determinism_check],
+        on_error,
+    )
+    if not grad_mode.is_grad_enabled():
+        return function(*args, **kwargs)
+    frame.save_inputs(args)
+    failed = False
+    with checkpoint_hook(frame), forward_context:
+        try:
+            result = function(*args, **kwargs)
+        except BaseException:
+            failed = True
+            raise
+    if failed:  # the context swallowed the exception: there is no result to return
+        raise RuntimeError(_SUPPRESSED)
+    frame.forward_done = True
+    return result
 
 
 def checkpoint_sequential(
@@ -183,10 +317,8 @@ def checkpoint_sequential(
     use_reentrant: bool | None = None,
     **kwargs: Any,
 ) -> Any:
-    """Split `functions` (a sequence of callables) into `segments` checkpointed runs.
-
-    The last segment runs normally, as in PyTorch.
-    """
+    """Split `functions` (a sequence of callables, or a module's children) into
+    `segments` runs, checkpointing all but the last, as PyTorch does."""
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT_WARNING, UserWarning, stacklevel=2)
         use_reentrant = True
@@ -209,7 +341,7 @@ def checkpoint_sequential(
 
 
 class _Segment:
-    """A run of callables applied one after another (its closures are searched for leaves)."""
+    """A run of callables applied one after another."""
 
     def __init__(self, layers: list[Any]) -> None:
         self.layers = layers

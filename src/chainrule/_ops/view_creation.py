@@ -1,0 +1,33 @@
+"""How a view was made, where PyTorch's in-place checks care: without grad mode, or from
+a view of several outputs (`split`, `unbind`); read by `inplace.check_multi_view`."""
+
+from __future__ import annotations
+
+import re
+
+from .._autograd import grad_mode
+from .._tensor import Tensor
+
+__all__ = ["mark_view_creation"]
+
+
+def mark_view_creation(view: Tensor, source: Tensor, node_name: str) -> None:
+    """Note how `view` was made where PyTorch's in-place checks care (see
+    `inplace.check_view_creation`): `_no_grad_view` is "" for a view made without grad mode
+    and, for a view made with grad mode of such a view (or of one of those), the forward
+    name of the op that made it; `_multi_view`, for a view of a `split`/`unbind` output
+    (or of a view of one), is that forward name too."""
+    if not grad_mode._state.grad_enabled:
+        if not grad_mode._state.inference:
+            view.__dict__["_no_grad_view"] = ""
+        return
+    made = source.__dict__
+    if "_no_grad_view" in made:
+        view.__dict__["_no_grad_view"] = _forward_name(node_name)
+    elif "_multi_view" in made:
+        view.__dict__["_multi_view"] = _forward_name(node_name)
+
+
+def _forward_name(node_name: str) -> str:
+    """`SliceBackward0` -> `Slice`: how PyTorch's view messages name the op."""
+    return re.sub(r"Backward\d*$", "", node_name)

@@ -44,6 +44,8 @@ __all__ = [
 ]
 
 Rule = Callable[[Tensor, "OpNode"], Tensor | None]
+# How a result is laid out in memory: `layout(result, *input_arrays) -> array`.
+Layout = Callable[..., np.ndarray]
 # A Python or NumPy number, as ops accept one in place of a tensor.
 Number = bool | int | float | np.number | np.bool_
 # What a node saves: (index, name) of the inputs, then of the outputs (Primitive.save_plan).
@@ -262,7 +264,8 @@ class Primitive:
     multiplies grad by it entry by entry (`cos(self)`), else the vector-Jacobian product,
     the only kind that names grad (`grad · mat2ᵀ`); `{param}` shows a parameter's value.
     `layout(result, *input_arrays)` lays each result out in memory as PyTorch does
-    (`_strides.contiguous_array`, `_strides.elementwise`, ...); None leaves it to the forward.
+    (`_strides.contiguous_array`, `_strides.elementwise`, ...), one for all results or
+    one per result; None leaves it to the forward.
     """
 
     def __init__(
@@ -276,7 +279,7 @@ class Primitive:
         outputs: Sequence[str] = ("result",),
         tangent: str | Callable[..., Any] | None = None,
         formulas: Sequence[str | None] | None = None,
-        layout: Callable[..., np.ndarray] | None = None,
+        layout: Layout | tuple[Layout, ...] | None = None,
     ) -> None:
         self.variadic = variadic
         self.layout = layout
@@ -345,7 +348,7 @@ class Primitive:
         if type(data) is not np.ndarray:
             data = np.asarray(data)
         if self.layout is not None:
-            data = self.layout(data, *[t._data for t in inputs])
+            data = self.layout(data, *[t._data for t in inputs])  # type: ignore[operator]
         result = Tensor._make(data)
         # Only floating-point results can require grad (`x.long()` leaves the graph).
         if grad_mode._state.grad_enabled and data.dtype.kind == "f":
@@ -364,8 +367,11 @@ class Primitive:
         self, inputs: Sequence[Tensor], params: dict[str, Any], data: Sequence[Any]
     ) -> tuple[Tensor, ...]:
         arrays = [np.asarray(d) for d in data]
-        if self.layout is not None:
-            arrays = [self.layout(a, *[t._data for t in inputs]) for a in arrays]
+        layout = self.layout
+        if layout is not None:
+            given = [t._data for t in inputs]
+            each = layout if isinstance(layout, tuple) else (layout,) * len(arrays)
+            arrays = [lay(a, *given) for lay, a in zip(each, arrays, strict=True)]
         results = tuple(Tensor._make(a, output_nr=i) for i, a in enumerate(arrays))
         if (
             grad_mode._state.grad_enabled

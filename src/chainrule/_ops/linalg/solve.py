@@ -128,8 +128,7 @@ def _triangular_forward(
         x = np.linalg.solve(a, b)
     except np.linalg.LinAlgError:  # a zero on the diagonal: substitute, giving inf/NaN
         x = _substitute(a, b, upper if left else not upper)
-    x = column_major(x)
-    return np.swapaxes(x, -1, -2) if not left else x
+    return column_major(np.swapaxes(x, -1, -2) if not left else x)
 
 
 @quietly  # a zero pivot gives inf and nan, as in PyTorch

@@ -75,6 +75,14 @@ def _view_forward(a: np.ndarray, shape: tuple[int, ...], **_: Any) -> np.ndarray
     return as_strided(a, shape, tuple(s * a.itemsize for s in strides))
 
 
+def _unsafe_view_forward(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The data seen with another shape where it can be (a new result's, so no view is
+    recorded), else a contiguous copy (reshape's fallback)."""
+    if _strides.view_strides(a, shape) is None:
+        return np.array(np.reshape(a, shape), order="C")
+    return _view_forward(a, shape)
+
+
 _view = Primitive(
     "ViewBackward0",
     _view_forward,
@@ -84,7 +92,7 @@ _view = Primitive(
 )
 _reshape_copy = Primitive(
     "UnsafeViewBackward0",
-    lambda a, shape, **_: np.array(np.reshape(a, shape), order="C"),
+    lambda a, shape, **_: _unsafe_view_forward(a, shape),
     grads=(lambda g, n: g.reshape(n.self_sizes),),
     formulas=("grad reshaped back to {in_shape}",),
     tangent="linear",
@@ -109,7 +117,8 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 
 def unsafe_view(input: Tensor, shape: Sequence[int]) -> Tensor:
-    """A copy of `input` with another shape (as PyTorch's `_unsafe_view`: UnsafeViewBackward0)."""
+    """`input` with another shape, in a node of its own (PyTorch's `_unsafe_view`:
+    UnsafeViewBackward0): for a result no one else holds, or a copy where no view fits."""
     return _reshape_copy(input, shape=tuple(shape), self_sizes=Size(input._data.shape))
 
 

@@ -333,11 +333,20 @@ def like_first(out: np.ndarray, first: np.ndarray, *_: np.ndarray) -> np.ndarray
 def elementwise(out: np.ndarray, *operands: np.ndarray) -> np.ndarray:
     """`out`, the result of an elementwise op on `operands`, in PyTorch's layout.
 
-    Free when every operand is contiguous (so is `out`, from NumPy): the common case.
+    Free in the common cases: NumPy laid `out` out as operands that all share one
+    layout, or as contiguous operands (0-d ones decide nothing).
     """
-    if out.flags.c_contiguous and (1 not in out.shape or is_c_ordered(out)):
+    st = out.shape
+    if 1 not in st:  # (NumPy and PyTorch may order size-1 dims differently)
+        st = out.strides
         for a in operands:
-            if not (a.flags.c_contiguous and ((a.size and 1 not in a.shape) or is_c_ordered(a))):
+            if a.strides != st and a.ndim:
+                break
+        else:
+            return out
+    if out.flags.c_contiguous and ((out.size and 1 not in out.shape) or is_c_ordered(out)):
+        for a in operands:
+            if not a.flags.c_contiguous or ((1 in a.shape or not a.size) and not is_c_ordered(a)):
                 break
         else:
             return out

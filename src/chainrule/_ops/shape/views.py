@@ -202,6 +202,15 @@ def matrix_transpose(input: Tensor) -> Tensor:
     return transpose(input, -2, -1)
 
 
+def _unsqueeze_forward(a: np.ndarray, dim: int) -> np.ndarray:
+    out = np.expand_dims(a, dim)
+    # PyTorch's new dim steps over the dim it lands before; NumPy's may not.
+    step = a.shape[dim] * a.strides[dim] if dim < a.ndim else a.itemsize
+    if out.strides[dim] == step and a.size:
+        return out
+    return _strides.viewed(out, _strides.unsqueezed(a, dim))
+
+
 _squeeze = Primitive(
     "SqueezeBackward0",
     lambda a, dims, **_: np.squeeze(a, axis=dims),
@@ -218,7 +227,7 @@ _squeeze_dim = Primitive(
 )
 _unsqueeze = Primitive(
     "UnsqueezeBackward0",
-    lambda a, dim: _strides.viewed(np.expand_dims(a, dim), _strides.unsqueezed(a, dim)),
+    lambda a, dim: _unsqueeze_forward(a, dim),
     grads=(lambda g, n: g.squeeze(n.dim),),
     formulas=("grad with dim {dim} removed, back to {in_shape}",),
     view=True,
@@ -298,7 +307,9 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
 
 _clone = Primitive(
     "CloneBackward0",
-    lambda a, contiguous=False: a.copy() if contiguous else _strides.copy(a),
+    lambda a, contiguous=False: (
+        a.copy() if contiguous or (a.flags.c_contiguous and 1 not in a.shape) else _strides.copy(a)
+    ),
     grads=(lambda g, n: g,),
     formulas=("1",),
     tangent="linear",

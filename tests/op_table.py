@@ -74,6 +74,9 @@ class Op:
     hypothesis: str | None = None  # "unary" or "binary": shapes drawn by hypothesis
     # (chainrule's grad_fn name, why it differs from torch's) when it deliberately does.
     name_differs: tuple[str, str] | None = None
+    # Why the strides of a result differ from torch's for some input layout, when they do
+    # (tests/test_op_layouts.py).
+    layout_differs: str = ""
     note: str = ""
 
     def domain_of(self, i: int) -> Domain:

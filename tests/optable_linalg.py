@@ -19,6 +19,13 @@ from op_table import NONZERO, Op, lib
 # --- building inputs, on tensors of either library and on NumPy arrays ------------------------
 
 
+# Where torch's einsum result is a view or a permutation of its bmm's result, its strides
+# follow that contraction path; chainrule's einsum is one node with a contiguous result.
+EINSUM_LAYOUT = "torch's einsum returns a permuted view of its internal bmm/mul result"
+EINSUM_VIEWS = {"diag", "transpose", "hadamard", "ellipsis", "three_way"}
+NORM_OF_EMPTY = "not a layout: chainrule's amax over an empty dim raises where torch gives 0"
+
+
 def LA(x: Any) -> Any:
     """The linalg module of a tensor's library."""
     return lib(x).linalg
@@ -136,7 +143,8 @@ OPS: tuple[Op, ...] = (
     Op("linalg_addmm_beta0", lambda c, a, b: c.addmm(a, b, beta=0),
        lambda c, a, b: a @ b, (((2, 4), (2, 3), (3, 4)),)),
     Op("linalg_addmv", lambda c, a, b: lib(a).addmv(c, a, b, beta=2, alpha=0.5),
-       lambda c, a, b: 2 * c + 0.5 * (a @ b), (((2,), (2, 3), (3,)), ((), (2, 3), (3,)))),
+       lambda c, a, b: 2 * c + 0.5 * (a @ b), (((2,), (2, 3), (3,)), ((), (2, 3), (3,))),
+       layout_differs="not a layout: a 0-d input with a (0, 3) matrix gives shape () in torch"),
     Op("linalg_baddbmm", lambda c, a, b: lib(a).baddbmm(c, a, b, alpha=1.5),
        lambda c, a, b: c + 1.5 * (a @ b), (((2, 2, 4), (2, 2, 3), (2, 3, 4)),
                                           ((2, 4), (2, 2, 3), (2, 3, 4)))),
@@ -164,7 +172,8 @@ OPS: tuple[Op, ...] = (
     # einsum: products, diagonals, broadcasting, ellipses, implicit outputs, several operands
     *(Op(f"linalg_einsum_{name}", lambda *xs, eq=eq: lib(xs[0]).einsum(eq, *xs),
          lambda *xs, eq=eq: np.einsum(eq, *xs), samples,
-         name_differs=("EinsumBackward0", "torch reduces einsum to permute/mul/sum/bmm"))
+         name_differs=("EinsumBackward0", "torch reduces einsum to permute/mul/sum/bmm"),
+         layout_differs=EINSUM_LAYOUT if name in EINSUM_VIEWS else "")
       for name, eq, samples in (
           ("matmul", "ij,jk->ik", (((2, 3), (3, 4)),)),
           ("trace", "ii", (((3, 3),),)),
@@ -208,7 +217,8 @@ OPS: tuple[Op, ...] = (
     Op("linalg_solve", lambda a, b: LA(a).solve(shift(a), b),
        lambda a, b: np_solve(shift(a), b),
        (((3, 3), (3, 2)), ((3, 3), (3,)), ((2, 3, 3), (2, 3)), ((2, 3, 3), (3, 1)),
-        ((2, 1, 3, 3), (3, 3, 2)), ((2, 3, 3), (3,))), **LA_TOL),
+        ((2, 1, 3, 3), (3, 3, 2)), ((2, 3, 3), (3,))), **LA_TOL,
+       layout_differs="a batch of vectors: torch's result is the columns of one LAPACK matrix"),
     Op("linalg_solve_right", lambda a, b: LA(a).solve(shift(a), b, left=False),
        lambda a, b: _t(np.linalg.solve(_t(shift(a)), _t(b))), (((3, 3), (2, 3)),), **LA_TOL),
     Op("linalg_solve_ex", lambda a, b: LA(a).solve_ex(shift(a), b).result,
@@ -262,7 +272,8 @@ OPS: tuple[Op, ...] = (
     Op("linalg_pinverse", lambda a: lib(a).pinverse(a), np.linalg.pinv, (((3, 2),),), **LA_TOL),
     Op("linalg_lstsq", lambda a, b: LA(a).lstsq(a, b).solution,
        lambda a, b: np.linalg.pinv(a) @ b, (((4, 2), (4, 3)), ((3, 3), (3, 1)),
-                                            ((2, 4, 2), (2, 4, 1))), **LA_TOL),
+                                            ((2, 4, 2), (2, 4, 1))), **LA_TOL,
+       layout_differs="torch's solution is a slice of LAPACK's max(m, n)-row work matrix"),
     Op("linalg_lstsq_vector", lambda a, b: LA(a).lstsq(a, b).solution,
        lambda a, b: np.linalg.lstsq(a, b)[0], (((4, 2), (4,)),), **LA_TOL),
     Op("linalg_matrix_exp", lambda a: LA(a).matrix_exp(a), np_expm,
@@ -305,11 +316,13 @@ OPS: tuple[Op, ...] = (
     Op("linalg_vector_norm_dtype", lambda a: LA(a).vector_norm(a, dtype=lib(a).float64),
        lambda a: np_vector_norm(a, 2), (((2, 3),),), NONZERO),
     *(Op(f"linalg_matrix_norm_{name}", lambda a, o=o: LA(a).matrix_norm(a, o),
-         lambda a, o=o: np.linalg.norm(a, o, axis=(-2, -1)), RECT, NONZERO, **LA_TOL)
+         lambda a, o=o: np.linalg.norm(a, o, axis=(-2, -1)), RECT, NONZERO, **LA_TOL,
+         layout_differs=NORM_OF_EMPTY if name in ("inf", "-inf", "2", "-2") else "")
       for name, o in (("fro", "fro"), ("nuc", "nuc"), ("1", 1), ("-1", -1), ("inf", math.inf),
                       ("-inf", -math.inf), ("2", 2), ("-2", -2))),
     Op("linalg_matrix_norm_dims", lambda a: LA(a).matrix_norm(a, 1, dim=(2, 0), keepdim=True),
-       lambda a: np.linalg.norm(a, 1, axis=(2, 0), keepdims=True), (((2, 3, 3),),), NONZERO),
+       lambda a: np.linalg.norm(a, 1, axis=(2, 0), keepdims=True), (((2, 3, 3),),), NONZERO,
+       layout_differs=NORM_OF_EMPTY),
     Op("linalg_matrix_norm_nuc_dims", lambda a: LA(a).matrix_norm(a, "nuc", dim=(0, 2)),
        lambda a: np.linalg.norm(a, "nuc", axis=(0, 2)), (((3, 2, 2),),), **LA_TOL),
     Op("linalg_norm", lambda a: LA(a).norm(a), lambda a: np.linalg.norm(a.reshape(-1)),

@@ -305,6 +305,14 @@ def _lead(x: np.ndarray, k: int) -> list[tuple[int, int]]:
 
 # --- the table ------------------------------------------------------------------------------
 
+# Why some results' strides differ from torch's (tests/test_op_layouts.py).
+ONE_D_AS_2D = (
+    "torch runs 1-d convolution and pooling as 2-d, keeping a channels-last input's layout"
+)
+FOLD_LAYOUT = "a size-1 dim's stride: torch's fold result is a view of its padded work tensor"
+RMS_NORM_LAYOUT = "torch's fused rms_norm writes a contiguous result; chainrule composes it"
+UNSHUFFLE_EMPTY = "not a layout: torch's pixel_unshuffle returns an empty input's shape unchanged"
+
 CONV_TOL = {"rtol32": 1e-4, "atol32": 1e-5}
 TIE_NOTE = "random inputs: window maxima are distinct with probability 1"
 
@@ -323,9 +331,11 @@ OPS: tuple[Op, ...] = (
     Op("F_conv2d_unbatched", lambda x, w: F(x).conv2d(x, w, padding="valid"),
        lambda x, w: conv_ref(x[None], w)[0], (((2, 4, 4), (3, 2, 3, 3)),), **CONV_TOL),
     Op("F_conv1d", lambda x, w, b: F(x).conv1d(x, w, b, stride=2, padding=1),
-       lambda x, w, b: conv_ref(x, w, b, 2, 1), (((2, 2, 7), (3, 2, 3), (3,)),), **CONV_TOL),
+       lambda x, w, b: conv_ref(x, w, b, 2, 1), (((2, 2, 7), (3, 2, 3), (3,)),), **CONV_TOL,
+       layout_differs=ONE_D_AS_2D),
     Op("F_conv1d_groups", lambda x, w: F(x).conv1d(x, w, groups=2, dilation=2),
-       lambda x, w: conv_ref(x, w, dilation=2, groups=2), (((2, 4, 6), (4, 2, 2)),), **CONV_TOL),
+       lambda x, w: conv_ref(x, w, dilation=2, groups=2), (((2, 4, 6), (4, 2, 2)),), **CONV_TOL,
+       layout_differs=ONE_D_AS_2D),
     Op("F_conv3d", lambda x, w: F(x).conv3d(x, w, padding=(0, 1, 0)),
        lambda x, w: conv_ref(x, w, padding=(0, 1, 0)), (((1, 2, 3, 2, 3), (2, 2, 2, 2, 2)),),
        **CONV_TOL),
@@ -340,11 +350,13 @@ OPS: tuple[Op, ...] = (
     Op("F_conv_transpose1d",
        lambda x, w, b: F(x).conv_transpose1d(x, w, b, stride=2, output_padding=1),
        lambda x, w, b: conv_transpose_ref(x, w, b, 2, 0, 1), (((2, 2, 4), (2, 3, 3), (3,)),),
-       **CONV_TOL),
+       **CONV_TOL,
+       layout_differs=ONE_D_AS_2D),
     Op("F_unfold", lambda x: F(x).unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
        lambda x: unfold_ref(x, (2, 3), (1, 2), (1, 1), (2, 1)), (((2, 2, 4, 5),), ((2, 3, 3),))),
     Op("F_fold", lambda x: F(x).fold(x, (4, 5), 2, padding=(1, 0), stride=(1, 2)),
-       lambda x: fold_ref(x, (4, 5), (2, 2), (1, 1), (1, 0), (1, 2)), (((2, 8, 10),), ((4, 10),))),
+       lambda x: fold_ref(x, (4, 5), (2, 2), (1, 1), (1, 0), (1, 2)), (((2, 8, 10),), ((4, 10),)),
+       layout_differs=FOLD_LAYOUT),
     # pooling
     Op("F_max_pool2d", lambda x: F(x).max_pool2d(x, 2), lambda x: max_pool_ref(x, (2, 2), (2, 2)),
        (((2, 2, 4, 5),), ((3, 4, 4),)), note=TIE_NOTE),
@@ -356,11 +368,13 @@ OPS: tuple[Op, ...] = (
        lambda x: max_pool_ref(x, (3, 3), (2, 2), (1, 1)), (((1, 2, 5, 5),),), note=TIE_NOTE),
     Op("F_max_pool1d", lambda x: F(x).max_pool1d(x, 3, 2, 1, ceil_mode=True),
        lambda x: max_pool_ref(x[..., None, :], (1, 3), (1, 2), (0, 1), ceil=True)[..., 0, :],
-       (((2, 3, 8),), ((2, 6),)), note=TIE_NOTE),
+       (((2, 3, 8),), ((2, 6),)), note=TIE_NOTE,
+       layout_differs=ONE_D_AS_2D),
     Op("F_adaptive_max_pool2d", lambda x: F(x).adaptive_max_pool2d(x, (2, 3)),
        lambda x: adaptive_ref(x, (2, 3), np.max), (((2, 2, 5, 7),),), note=TIE_NOTE),
     Op("F_adaptive_max_pool1d", lambda x: F(x).adaptive_max_pool1d(x, 3),
-       lambda x: adaptive_ref(x, (3,), np.max), (((2, 2, 7),),), note=TIE_NOTE),
+       lambda x: adaptive_ref(x, (3,), np.max), (((2, 2, 7),),), note=TIE_NOTE,
+       layout_differs=ONE_D_AS_2D),
     Op("F_avg_pool2d", lambda x: F(x).avg_pool2d(x, 2), lambda x: avg_pool_ref(x, (2, 2), (2, 2)),
        (((2, 2, 4, 5),), ((3, 4, 4),))),
     Op("F_avg_pool2d_options",
@@ -370,13 +384,15 @@ OPS: tuple[Op, ...] = (
        lambda x: avg_pool_ref(x, (2, 3), (2, 2), (1, 1), divisor=4), (((1, 2, 5, 5),),)),
     Op("F_avg_pool1d", lambda x: F(x).avg_pool1d(x, 3, 2, 1, ceil_mode=True),
        lambda x: avg_pool_ref(x[..., None, :], (1, 3), (1, 2), (0, 1), True)[..., 0, :],
-       (((2, 3, 8),),)),
+       (((2, 3, 8),),),
+       layout_differs=ONE_D_AS_2D),
     Op("F_adaptive_avg_pool2d", lambda x: F(x).adaptive_avg_pool2d(x, (2, 3)),
        lambda x: adaptive_ref(x, (2, 3), np.mean), (((2, 2, 5, 7),), ((2, 3, 4),))),
     Op("F_adaptive_avg_pool2d_mean", lambda x: F(x).adaptive_avg_pool2d(x, 1),
        lambda x: adaptive_ref(x, (1, 1), np.mean), (((2, 2, 3, 4),),)),
     Op("F_adaptive_avg_pool1d", lambda x: F(x).adaptive_avg_pool1d(x, 4),
-       lambda x: adaptive_ref(x, (4,), np.mean), (((2, 2, 7),),)),
+       lambda x: adaptive_ref(x, (4,), np.mean), (((2, 2, 7),),),
+       layout_differs=ONE_D_AS_2D),
     # normalisation
     Op("F_batch_norm", lambda x, w, b: F(x).batch_norm(x, None, None, w, b, training=True),
        batch_norm_ref, (((4, 3, 2, 2), (3,), (3,)), ((5, 2), (2,), (2,)))),
@@ -399,10 +415,12 @@ OPS: tuple[Op, ...] = (
        (((2, 3, 2, 3), (3,), (3,)),)),
     Op("F_rms_norm", lambda x, w: F(x).rms_norm(x, (2, 3), w, eps=1e-3),
        lambda x, w: x / np.sqrt((x * x).mean((-2, -1), keepdims=True) + 1e-3) * w,
-       (((3, 2, 3), (2, 3)),)),
+       (((3, 2, 3), (2, 3)),),
+       layout_differs=RMS_NORM_LAYOUT),
     Op("F_rms_norm_plain", lambda x: F(x).rms_norm(x, [4]),
        lambda x: x / np.sqrt((x * x).mean(-1, keepdims=True) + np.finfo(x.dtype).eps),
-       (((3, 4),),)),
+       (((3, 4),),),
+       layout_differs=RMS_NORM_LAYOUT),
     Op("F_local_response_norm", lambda x: F(x).local_response_norm(x, 3, alpha=0.5, k=2.0),
        lambda x: local_response_norm_ref(x, 3, 0.5, 0.75, 2.0), (((2, 5, 3),), ((2, 4, 2, 3),))),
     # padding
@@ -441,6 +459,7 @@ OPS: tuple[Op, ...] = (
     Op("F_pixel_shuffle", lambda x: F(x).pixel_shuffle(x, 2), lambda x: pixel_shuffle_ref(x, 2),
        (((2, 8, 2, 3),), ((4, 1, 2),))),
     Op("F_pixel_unshuffle", lambda x: F(x).pixel_unshuffle(F(x).pixel_shuffle(x, 2), 2),
-       lambda x: x, (((1, 4, 2, 3),),)),
+       lambda x: x, (((1, 4, 2, 3),),),
+       layout_differs=UNSHUFFLE_EMPTY),
 )
 # fmt: on

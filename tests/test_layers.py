@@ -26,6 +26,7 @@ BELOW_TENSOR_MODULES = {
     "chainrule._float_math",
     "chainrule._printing",
     "chainrule._size",
+    "chainrule._strides",
 }
 MAX_FUNCTION_LEVEL_IMPORTS = 5
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _strides
 from ._autograd import grad_mode
 from ._autograd.hooks import HookDict, RemovableHandle, add_hook
 from ._autograd.node import AccumulateGrad, Node
@@ -118,6 +118,8 @@ class Tensor(_OpMethods):
     ) -> Tensor:
         """Wrap an array without copying (the fast path every op uses)."""
         t = object.__new__(Tensor)
+        if not data.size:  # NumPy gives an empty array strides 0; PyTorch does not
+            data = _strides.with_torch_strides(data)
         t._data = data
         t._requires_grad = requires_grad
         t._grad = None
@@ -217,7 +219,7 @@ class Tensor(_OpMethods):
         return bool(self._data.flags.c_contiguous)
 
     def stride(self, dim: int | None = None) -> Any:
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        strides = _strides.of(self._data)
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def data_ptr(self) -> int:

@@ -45,6 +45,8 @@ __all__ = [
 ]
 
 Rule = Callable[[Tensor, "OpNode"], Tensor | None]
+# How a result is laid out in memory: `layout(result, *input_arrays) -> array`.
+Layout = Callable[..., np.ndarray]
 # A Python or NumPy number, as ops accept one in place of a tensor.
 Number = bool | int | float | np.number | np.bool_
 # What a node saves: (index, name) of the inputs, then of the outputs (Primitive.save_plan).
@@ -274,6 +276,9 @@ class Primitive:
     `viz.explain`, one per input (None where the rule is): ∂result/∂input where the rule
     multiplies grad by it entry by entry (`cos(self)`), else the vector-Jacobian product,
     the only kind that names grad (`grad · mat2ᵀ`); `{param}` shows a parameter's value.
+    `layout(result, *input_arrays)` lays each result out in memory as PyTorch does
+    (`_strides.contiguous_array`, `_strides.elementwise`, ...), one for all results or
+    one per result; None leaves it to the forward.
     """
 
     def __init__(
@@ -287,8 +292,10 @@ class Primitive:
         outputs: Sequence[str] = ("result",),
         tangent: str | Callable[..., Any] | None = None,
         formulas: Sequence[str | None] | None = None,
+        layout: Layout | tuple[Layout, ...] | None = None,
     ) -> None:
         self.variadic = variadic
+        self.layout = layout
         # How forward mode gets this op's tangent (see forward_mode.push_forward):
         # "linear" (the op applied to the tangents), "multilinear" (a sum over
         # inputs, like the product rule), "elementwise" (each reverse rule applied
@@ -362,6 +369,8 @@ class Primitive:
             return self._finish_many(inputs, params, data)
         if type(data) is not np.ndarray:
             data = np.asarray(data)
+        if self.layout is not None:
+            data = self.layout(data, *[t._data for t in inputs])  # type: ignore[operator]
         result = Tensor._make(data)
         # Only floating-point results can require grad (`x.long()` leaves the graph).
         if grad_mode._state.grad_enabled and data.dtype.kind == "f":
@@ -379,7 +388,13 @@ class Primitive:
     def _finish_many(
         self, inputs: Sequence[Tensor], params: dict[str, Any], data: Sequence[Any]
     ) -> tuple[Tensor, ...]:
-        results = tuple(Tensor._make(np.asarray(d), output_nr=i) for i, d in enumerate(data))
+        arrays = [np.asarray(d) for d in data]
+        layout = self.layout
+        if layout is not None:
+            given = [t._data for t in inputs]
+            each = layout if isinstance(layout, tuple) else (layout,) * len(arrays)
+            arrays = [lay(a, *given) for lay, a in zip(each, arrays, strict=True)]
+        results = tuple(Tensor._make(a, output_nr=i) for i, a in enumerate(arrays))
         if (
             grad_mode._state.grad_enabled
             and any(t._requires_grad for t in inputs)

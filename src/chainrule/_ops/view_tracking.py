@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _strides
 from .._autograd import grad_mode, tangents
 from .._autograd.node import Node
 from .._tensor import Tensor
@@ -59,6 +60,7 @@ def _index_pair(name: str, view: bool, formula: str) -> Primitive:
         formulas=(formula,),
         view=view,
         tangent="linear",
+        layout=None if view else _strides.contiguous_array,
     )
     return forward
 

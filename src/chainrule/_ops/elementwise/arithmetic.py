@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._strides import contiguous_array
 from ..._tensor import Tensor
 from ..primitive import (
     Number,
@@ -267,6 +268,7 @@ _pow = Binary(
     first_number="base",
     formulas=("exponent * self^(exponent - 1)", "result * log(self)"),
     first_formula="result * log(base), base = {base}",
+    first_layout=contiguous_array,  # torch's pow(number, tensor) writes a new contiguous tensor
 )
 
 __all__ = [

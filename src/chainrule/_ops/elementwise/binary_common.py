@@ -317,12 +317,21 @@ def _node(
     rules: Sequence[Rule | None],
     formulas: Sequence[str | None],
     tangent: Any = "elementwise",  # forward mode applies each rule to its input's tangent
+    layout: Any = None,
 ) -> Any:
     if name is None:
         return None
     if name == "NotImplemented":
         return Undifferentiable(aten, forward, inputs)
-    return Primitive(name, forward, grads=rules, inputs=inputs, tangent=tangent, formulas=formulas)
+    return Primitive(
+        name,
+        forward,
+        grads=rules,
+        inputs=inputs,
+        tangent=tangent,
+        formulas=formulas,
+        layout=layout,
+    )
 
 
 @dataclass
@@ -339,7 +348,9 @@ class Binary:
     None means torch has no such form; "NotImplemented" that it has no derivative
     for it. `tangent` is forward mode's rule for the two-tensor node (see
     `Primitive`); the others are elementwise. `formulas` (and `first_formula`) say
-    the rules as Primitive's `formulas` do.
+    the rules as Primitive's `formulas` do. `first_layout` lays out the result when
+    the number comes first, where torch's kernel does not follow the tensor's layout
+    (see `Primitive`).
 
     `both`, `second` and `first` are the nodes for two tensors, a number second
     and a number first; calling the Binary picks one.
@@ -357,6 +368,7 @@ class Binary:
     first_number: str = "input"
     formulas: tuple[str | None, str | None] = (None, None)
     first_formula: str | None = None
+    first_layout: Any = None
 
     def __post_init__(self) -> None:
         k, (self_rule, other_rule) = self.kernel, self.rules
@@ -386,6 +398,7 @@ class Binary:
             self.inputs[1:],
             (self.first_rule,),
             (self.first_formula,),
+            layout=self.first_layout,
         )
 
     def __call__(self, input: Any, other: Any, dt: _dtype.dtype, **params: Any) -> Tensor:

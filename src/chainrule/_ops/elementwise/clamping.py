@@ -13,7 +13,7 @@ from typing import Any, Concatenate, ParamSpec
 
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, _strides
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_error
 from ..primitive import Primitive, scalar_tensor
@@ -87,6 +87,7 @@ _clamp_scalar = Primitive(
     grads=(lambda g, n: where(_within(n.self, n.lo, n.hi), g, 0.0),),
     formulas=("1 where {lo:-∞} ≤ self ≤ {hi:∞}, else 0",),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 _clamp_tensor = Primitive(
     "ClampBackward0",
@@ -103,6 +104,7 @@ _clamp_tensor = Primitive(
         "1 where self > max or max < min, else 0",
     ),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 _clamp_min_scalar = Primitive(
     "ClampMinBackward0",
@@ -110,6 +112,7 @@ _clamp_min_scalar = Primitive(
     grads=(lambda g, n: where(n.self >= n.lo, g, 0.0),),
     formulas=("1 where self ≥ {lo}, else 0",),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 _clamp_min_tensor = Primitive(
     "ClampMinBackward1",
@@ -121,6 +124,7 @@ _clamp_min_tensor = Primitive(
     ),
     formulas=("1 where self ≥ min, else 0", "1 where self < min, else 0"),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 _clamp_max_scalar = Primitive(
     "ClampMaxBackward0",
@@ -128,6 +132,7 @@ _clamp_max_scalar = Primitive(
     grads=(lambda g, n: where(n.self <= n.hi, g, 0.0),),
     formulas=("1 where self ≤ {hi}, else 0",),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 _clamp_max_tensor = Primitive(
     "ClampMaxBackward1",
@@ -139,6 +144,7 @@ _clamp_max_tensor = Primitive(
     ),
     formulas=("1 where self ≤ max, else 0", "1 where self > max, else 0"),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 
 
@@ -287,6 +293,7 @@ _threshold_backward: Primitive = Primitive(  # relu's gradient; its own gradient
     grads=(lambda g, n: _threshold_backward(g, n.self), None),
     formulas=("1 where self > 0, else 0", None),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 _relu = Primitive(
     "ReluBackward0",
@@ -294,6 +301,7 @@ _relu = Primitive(
     grads=(lambda g, n: _threshold_backward(g, n.result),),
     formulas=("1 where result > 0, else 0",),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._float_math import fma as fused_multiply_add
+from ..._strides import elementwise
 from ..broadcasting import broadcast_error
 from ..quiet import mute, quietly, unmute
 
@@ -27,9 +28,9 @@ def binary_forward(np_fn: Any) -> Any:
         token = mute()
         try:
             if a.dtype == dt and b.dtype == dt:
-                return np_fn(a, b)
+                return elementwise(np_fn(a, b), a, b)
             # Unsafe: a 0-d int8 with a uint8 tensor computes in uint8, wrapping, as PyTorch.
-            return np_fn(a, b, dtype=dt, casting="unsafe")
+            return elementwise(np_fn(a, b, dtype=dt, casting="unsafe"), a, b)
         except ValueError:
             if _broadcast(a.shape, b.shape):
                 raise  # NumPy's own refusal (an integer to a negative integer power)
@@ -54,7 +55,7 @@ def float_unary_forward(np_fn: Any) -> Any:
             a = a.astype(_dtype.get_default_dtype().np)
         token = mute()  # log(0), sqrt(-1): silent, as in PyTorch (quiet(), spelled out)
         try:
-            return np_fn(a)
+            return elementwise(np_fn(a), a)
         finally:
             unmute(token)
 
@@ -81,7 +82,9 @@ def scaled_binary_forward(np_fn: Any) -> Any:
             return plain(a, b, dt)
         if dt in (np.float32, np.float64):
             scale = np.asarray(sign * alpha).astype(dt)
-            return fma(b.astype(dt, copy=False), scale, a.astype(dt, copy=False), dt)
+            return elementwise(
+                fma(b.astype(dt, copy=False), scale, a.astype(dt, copy=False), dt), a, b
+            )
         return plain(a, np.multiply(b, alpha, dtype=dt, casting="unsafe"), dt)
 
     return forward
@@ -96,7 +99,7 @@ def number_forward(np_fn: Any) -> Any:
             a = a.astype(_dtype.get_default_dtype().np)
         token = mute()
         try:
-            return np_fn(a, other, dtype=a.dtype)
+            return elementwise(np_fn(a, other, dtype=a.dtype), a)
         finally:
             unmute(token)
 

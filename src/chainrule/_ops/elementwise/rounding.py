@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _strides
 from ..._creation import zeros_like
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
@@ -80,13 +81,28 @@ def _rounding(prim: Primitive, name: str, kernel: str) -> Callable[[Tensor], Ten
 
 
 _floor = Primitive(
-    "FloorBackward0", np.floor, grads=(_zero_grad,), formulas=("0",), tangent="elementwise"
+    "FloorBackward0",
+    np.floor,
+    grads=(_zero_grad,),
+    formulas=("0",),
+    tangent="elementwise",
+    layout=_strides.elementwise,
 )
 _ceil = Primitive(
-    "CeilBackward0", np.ceil, grads=(_zero_grad,), formulas=("0",), tangent="elementwise"
+    "CeilBackward0",
+    np.ceil,
+    grads=(_zero_grad,),
+    formulas=("0",),
+    tangent="elementwise",
+    layout=_strides.elementwise,
 )
 _trunc = Primitive(
-    "TruncBackward0", np.trunc, grads=(_zero_grad,), formulas=("0",), tangent="elementwise"
+    "TruncBackward0",
+    np.trunc,
+    grads=(_zero_grad,),
+    formulas=("0",),
+    tangent="elementwise",
+    layout=_strides.elementwise,
 )
 floor = _rounding(_floor, "floor", "floor_vml_cpu")
 ceil = _rounding(_ceil, "ceil", "ceil_vml_cpu")
@@ -105,7 +121,12 @@ def _round_decimals(a: np.ndarray, decimals: int) -> np.ndarray:
 
 
 _round = Primitive(
-    "RoundBackward0", np.rint, grads=(_zero_grad,), formulas=("0",), tangent="elementwise"
+    "RoundBackward0",
+    np.rint,
+    grads=(_zero_grad,),
+    formulas=("0",),
+    tangent="elementwise",
+    layout=_strides.elementwise,
 )
 _round_to = Primitive(
     "RoundBackward1",
@@ -113,6 +134,7 @@ _round_to = Primitive(
     grads=(_zero_grad,),
     formulas=("0",),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 
 
@@ -143,6 +165,7 @@ _frac = Primitive(
     grads=(lambda g, n: g,),
     formulas=("1",),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 
 
@@ -161,7 +184,12 @@ def sign_array(a: np.ndarray) -> np.ndarray:
 
 
 _sgn = Primitive(
-    "SgnBackward0", sign_array, grads=(_zero_grad,), formulas=("0",), tangent="elementwise"
+    "SgnBackward0",
+    sign_array,
+    grads=(_zero_grad,),
+    formulas=("0",),
+    tangent="elementwise",
+    layout=_strides.elementwise,
 )
 
 
@@ -179,6 +207,7 @@ _nan_to_num = Primitive(
     grads=(lambda g, n: g * n.self.isfinite(),),
     formulas=("1 where self is finite, else 0",),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 
 
@@ -246,6 +275,7 @@ _abs = Primitive(
     grads=(lambda g, n: g * n.self.sign(),),
     formulas=("sign(self)",),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 _sign = Primitive(  # PyTorch: sign(nan) = 0, sign(-0.0) = 0, and bools keep their value
     "SignBackward0",
@@ -253,6 +283,7 @@ _sign = Primitive(  # PyTorch: sign(nan) = 0, sign(-0.0) = 0, and bools keep the
     grads=(lambda g, n: g * 0,),
     formulas=("0",),
     tangent="elementwise",
+    layout=_strides.elementwise,
 )
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._dtype import c_type_name
+from ..._strides import elementwise
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
 from ..inplace import apply_inplace
@@ -37,11 +38,13 @@ __all__ = [
 def _lerp_forward(a: np.ndarray, b: np.ndarray, w: Any, **_: Any) -> np.ndarray:
     """a + w (b - a), from the nearer end: exact at w = 0 and w = 1 (torch's formula)."""
     dt = a.dtype
+    operands = (a, b, w) if isinstance(w, np.ndarray) else (a, b)  # a number weight is none
     w = np.asarray(w, dt)
     broadcast_shapes(a.shape, b.shape, w.shape)
     diff = np.subtract(b, a, dtype=dt)
     near_start = np.abs(w) < 0.5
-    return np.asarray(np.where(near_start, fma(w, diff, a, dt), fma(-diff, 1 - w, b, dt)), dt)
+    out = np.where(near_start, fma(w, diff, a, dt), fma(-diff, 1 - w, b, dt))
+    return elementwise(np.asarray(out, dt), *operands)
 
 
 _lerp_scalar = Primitive(
@@ -125,18 +128,20 @@ lerp_method.__name__ = lerp_method.__qualname__ = "lerp"
 
 
 def _addcmul_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, dt: Any) -> Any:
+    operands = a, t1, t2
     a, t1, t2 = (x.astype(dt, copy=False) for x in (a, t1, t2))
     v = np.asarray(value).astype(dt)
     broadcast_shapes(a.shape, t1.shape, t2.shape)
     if dt.kind != "f":
-        return quiet(lambda: a + v * t1 * t2)  # integers wrap, as in torch
-    return fma(v * t1, t2, a, dt)
+        return elementwise(quiet(lambda: a + v * t1 * t2), *operands)  # integers wrap, as in torch
+    return elementwise(fma(v * t1, t2, a, dt), *operands)
 
 
 def _addcdiv_forward(a: np.ndarray, t1: np.ndarray, t2: np.ndarray, value: Any, dt: Any) -> Any:
+    operands = a, t1, t2
     a, t1, t2 = (x.astype(dt, copy=False) for x in (a, t1, t2))
     broadcast_shapes(a.shape, t1.shape, t2.shape)
-    return quiet(lambda: a + np.asarray(value, dt) * t1 / t2)
+    return elementwise(quiet(lambda: a + np.asarray(value, dt) * t1 / t2), *operands)
 
 
 _addcmul = Primitive(

@@ -8,6 +8,7 @@ from typing import Any, Concatenate, ParamSpec
 import numpy as np
 
 from ... import _dtype
+from ..._strides import elementwise
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import Primitive
@@ -35,7 +36,8 @@ def float_forward(np_fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]
     @quietly
     def forward(a: np.ndarray, **params: Any) -> np.ndarray:
         dt = a.dtype if a.dtype.kind == "f" else _dtype.get_default_dtype().np
-        return np.asarray(np_fn(a.astype(compute_dtype(dt), copy=False), **params), dtype=dt)
+        out = np.asarray(np_fn(a.astype(compute_dtype(dt), copy=False), **params), dtype=dt)
+        return elementwise(out, a)
 
     return forward
 
@@ -52,7 +54,7 @@ def float64_forward(kernel: Callable[..., np.ndarray]) -> Callable[..., np.ndarr
     def forward(a: np.ndarray, **params: Any) -> np.ndarray:
         dt = a.dtype if a.dtype.kind == "f" else _dtype.get_default_dtype().np
         flat = kernel(a.astype(np.float64).ravel(), **params)
-        return flat.reshape(a.shape).astype(dt, copy=False)
+        return elementwise(flat.reshape(a.shape).astype(dt, copy=False), a)
 
     return forward
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _strides
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim
@@ -98,6 +99,7 @@ _scatter = Primitive(
         "grad at index along dim {dim}",
     ),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 _scatter_value = Primitive(
     "ScatterBackward1",
@@ -106,6 +108,7 @@ _scatter_value = Primitive(
     grads=(lambda g, n: g.scatter(n.dim, n.index, 0), None),
     formulas=("grad with zeros where index wrote (dim {dim})", None),
     tangent="elementwise",
+    layout=_strides.contiguous_array,
 )
 _scatter_add = Primitive(
     "ScatterAddBackward0",
@@ -114,6 +117,7 @@ _scatter_add = Primitive(
     grads=(lambda g, n: g, None, _src_grad),
     formulas=("1", None, "grad at index along dim {dim}"),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 
 
@@ -128,6 +132,7 @@ _scatter_reduce = Primitive(
     inputs=("self", "index", "src"),
     grads=(_not_implemented, None, _not_implemented),
     formulas=("none: aten::scatter has no derivative with reduce", None, "none"),
+    layout=_strides.contiguous_array,
 )
 
 
@@ -283,6 +288,7 @@ _index_add = Primitive(
     grads=(lambda g, n: g, None, lambda g, n: _scaled(g.index_select(n.dim, n.index), n.alpha)),
     formulas=("1", None, "alpha * grad at index along dim {dim}, alpha = {alpha}"),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 _index_copy = Primitive(
     "IndexCopyBackward0",
@@ -295,6 +301,7 @@ _index_copy = Primitive(
     ),
     formulas=("grad with zeros at index along dim {dim}", None, "grad at index along dim {dim}"),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 _index_fill = Primitive(
     "IndexFillBackward0",
@@ -303,6 +310,7 @@ _index_fill = Primitive(
     grads=(lambda g, n: g.index_fill(n.dim, n.index, 0), None),
     formulas=("grad with zeros at index along dim {dim}", None),
     tangent="elementwise",
+    layout=_strides.like_first,
 )
 _index_fill_tensor = Primitive(
     "IndexFillBackward1",
@@ -310,6 +318,7 @@ _index_fill_tensor = Primitive(
     inputs=("self", "index", "value"),
     grads=(lambda g, n: g.index_fill(n.dim, n.index, 0), None, _filled),
     formulas=("grad with zeros at index along dim {dim}", None, "Σ grad at index along dim {dim}"),
+    layout=_strides.like_first,
 )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _strides
 from ..._dtype import c_type_name, scalar_name
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
@@ -58,6 +59,7 @@ _masked_fill = Primitive(
     grads=(lambda g, n: g.masked_fill(n.mask, 0), None),
     formulas=("0 where mask, else 1", None),
     tangent="elementwise",
+    layout=_strides.contiguous_array,
 )
 _masked_fill_tensor = Primitive(
     "MaskedFillBackward1",
@@ -65,6 +67,7 @@ _masked_fill_tensor = Primitive(
     inputs=("self", "mask", "value"),
     grads=(lambda g, n: g.masked_fill(n.mask, 0), None, _filled),
     formulas=("0 where mask, else 1", None, "Σ grad where mask"),
+    layout=_strides.contiguous_array,
 )
 
 
@@ -132,6 +135,7 @@ _masked_scatter = Primitive(
         "grad where mask holds, in order (0 for the rest of source)",
     ),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 
 
@@ -211,6 +215,7 @@ index_put_node: Primitive = Primitive(
     ),
     formulas=("grad, with zeros at indices unless accumulate = {accumulate}", "grad[indices]"),
     tangent="linear",
+    layout=_strides.like_first,
 )
 
 

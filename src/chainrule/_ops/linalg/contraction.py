@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..._dtype import scalar_name
+from ..._strides import contiguous_array
 from ..._tensor import Tensor
 from ..primitive import Primitive
 from .common import const
@@ -52,6 +53,7 @@ _einsum = Primitive(
     formulas=("einsum of grad and the other operands back to this operand's subscripts ({spec})",),
     variadic=True,
     tangent="multilinear",
+    layout=contiguous_array,
 )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ... import return_types
+from ..._strides import column_major
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive
@@ -73,6 +74,7 @@ _inv_ex = Primitive(
     outputs=("inverse", "info"),
     grads=(lambda g, n: -(n.inverse.mT @ g[0] @ n.inverse.mT),),
     formulas=("-inverseᵀ · grad[0] · inverseᵀ",),
+    layout=column_major,  # LAPACK's results are stored by columns, as in PyTorch
 )
 
 
@@ -218,6 +220,7 @@ def _cholesky_prim(name: str) -> Primitive:
         outputs=("L", "info"),
         grads=(lambda g, n: _cholesky_grad(g[0], n.L, n.upper),),
         formulas=("sym(L⁻ᵀ · Φ(Lᵀ · grad[0]) · L⁻¹), Φ: the lower triangle, diagonal halved",),
+        layout=column_major,
     )
 
 
@@ -316,6 +319,7 @@ _qr = Primitive(
     outputs=("Q", "R"),
     grads=(lambda g, n: _qr_grad(g, n.Q, n.R, n.self, n.mode),),
     formulas=("grad[0] (of Q) and grad[1] (of R) taken back through self = QR, mode {mode}",),
+    layout=column_major,
 )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, _strides
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
@@ -37,6 +37,7 @@ _cross: Primitive = Primitive(
     ),
     formulas=("cross(other, grad) along dim {dim}", "cross(grad, self) along dim {dim}"),
     tangent="multilinear",
+    layout=_strides.contiguous_array,
 )
 
 
@@ -135,6 +136,7 @@ _cdist = Primitive(
         "-Σ_i grad[i, j] * sign(d) * |d|^(p - 1) / result[i, j]^(p - 1), d = x1[i] - x2[j], "
         "p = {p}",
     ),
+    layout=_strides.contiguous_array,
 )
 
 

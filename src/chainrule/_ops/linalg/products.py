@@ -12,7 +12,7 @@ import numpy as np
 from ..._dtype import c_type_name, scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim
-from ..shape.views import unsafe_view
+from ..shape.views import clone_contiguous, unsafe_view
 from .common import check_matrix
 from .contraction import einsum
 from .decompositions import inv
@@ -434,11 +434,12 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     """A square matrix (or batch) to an integer power; negative powers invert first."""
     check_matrix("linalg.matrix_power", input)
     if n == 0:  # the identity, copied into a clone of A as PyTorch does (a zero gradient)
-        return input.clone().copy_(Tensor._make(np.eye(input.shape[-1], dtype=input._data.dtype)))
+        eye = Tensor._make(np.eye(input.shape[-1], dtype=input._data.dtype))
+        return clone_contiguous(input).copy_(eye)
     if n < 0:
         input, n = inv(input), -n
     if n == 1:
-        return input.clone()
+        return clone_contiguous(input)
     product = mm if input.ndim == 2 else _batched_mm
     # Binary powering: multiply in z = A^(2^k) for each set bit k of n.
     while not n & 1:

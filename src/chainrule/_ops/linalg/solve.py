@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import return_types
 from ..._dtype import scalar_name
+from ..._strides import column_major
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
 from ..primitive import Primitive
@@ -46,6 +47,7 @@ def _solve_forward(
         bad = (info != 0)[..., None, None]
         eye = np.eye(a.shape[-1], dtype=a.dtype)
         x = np.where(bad, np.nan, np.linalg.solve(np.where(bad, eye, a), b)).astype(a.dtype)
+    x = column_major(x)  # LAPACK's layout, as in PyTorch (row-major once swapped back)
     if not left:
         x = np.swapaxes(x, -1, -2)
     return (x[..., 0] if vector else x), info
@@ -126,7 +128,7 @@ def _triangular_forward(
         x = np.linalg.solve(a, b)
     except np.linalg.LinAlgError:  # a zero on the diagonal: substitute, giving inf/NaN
         x = _substitute(a, b, upper if left else not upper)
-    return np.swapaxes(x, -1, -2) if not left else x
+    return column_major(np.swapaxes(x, -1, -2) if not left else x)
 
 
 @quietly  # a zero pivot gives inf and nan, as in PyTorch

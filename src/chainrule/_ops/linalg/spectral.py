@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import return_types
 from ..._dtype import scalar_name
+from ..._strides import column_major, contiguous_array
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, tracks
@@ -56,6 +57,7 @@ _eigh = Primitive(
     formulas=(
         "V · (diag(grad[0]) + F ∘ skew(Vᵀ · grad[1])) · Vᵀ, V = eigenvectors, F_ij = 1/(λ_j - λ_i)",
     ),
+    layout=(contiguous_array, column_major),
 )
 
 

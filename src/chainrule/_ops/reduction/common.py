@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _strides
 from ..._tensor import Tensor
 from ..indexing.gather_scatter import scatter, scatter_add
 from ..primitive import Primitive, wrap_dims
@@ -121,7 +122,7 @@ def _selection_grad(g: Tensor, n: Any) -> Tensor:
     return scatter(zeros, n.dim, index, g)
 
 
-def selecting(name: str) -> Any:
+def selecting(name: str, layout: Any = _strides.contiguous_array) -> Any:
     """The values op of a value-selecting op called `name` (its grad_fn is `name`).
 
     `op(input, index, dim, keepdim=True, accumulate=False)`: `index` (the input's
@@ -134,6 +135,7 @@ def selecting(name: str) -> Any:
         grads=(_selection_grad,),
         formulas=("grad put back where the picked values were along dim {dim}, zeros elsewhere",),
         tangent="linear",
+        layout=layout,
     )
 
     def select(
@@ -151,9 +153,14 @@ def selecting(name: str) -> Any:
     return select
 
 
-def index_tensor(index: np.ndarray, dim: int, keepdim: bool) -> Tensor:
-    """The indices half of a (values, indices) result, as int64."""
+def index_tensor(
+    index: np.ndarray, dim: int, keepdim: bool, like: np.ndarray | None = None
+) -> Tensor:
+    """The indices half of a (values, indices) result, as int64: contiguous, or laid
+    out as a copy of `like` would be."""
     out = index.astype(np.int64, copy=False)
     if not keepdim and out.ndim:
         out = np.squeeze(out, dim)
-    return Tensor._make(out if out.flags.c_contiguous else out.copy())
+    if like is not None:
+        return Tensor._make(_strides.like_first(out, like))
+    return Tensor._make(_strides.contiguous_array(out))

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ... import return_types
+from ..._strides import contiguous_array
 from ..._tensor import Tensor
 from ..elementwise.compare import maximum, minimum
 from ..elementwise.conditional import where
@@ -61,24 +62,28 @@ _amax = Primitive(
     _reduce_forward(np.amax),
     grads=(lambda g, n: share_among_ties(g, n.self, n.result, n),),
     formulas=("1/k at the k entries equal to the extreme along dim {dim}, else 0",),
+    layout=contiguous_array,
 )
 _amin = Primitive(
     "AminBackward0",
     _reduce_forward(np.amin),
     grads=(lambda g, n: share_among_ties(g, n.self, n.result, n),),
     formulas=("1/k at the k entries equal to the extreme along dim {dim}, else 0",),
+    layout=contiguous_array,
 )
 _max_all = Primitive(
     "MaxBackward1",
     lambda a: np.max(a),
     grads=(lambda g, n: share_evenly(g, n.self, n.result),),
     formulas=("1/k at the k entries equal to result, else 0",),
+    layout=contiguous_array,
 )
 _min_all = Primitive(
     "MinBackward1",
     lambda a: np.min(a),
     grads=(lambda g, n: share_evenly(g, n.self, n.result),),
     formulas=("1/k at the k entries equal to result, else 0",),
+    layout=contiguous_array,
 )
 _max_values = selecting("MaxBackward0")
 _min_values = selecting("MinBackward0")
@@ -243,6 +248,7 @@ _aminmax = Primitive(
     formulas=(
         "grad[0] shared among the entries equal to min, plus grad[1] among those equal to max",
     ),
+    layout=contiguous_array,
 )
 
 

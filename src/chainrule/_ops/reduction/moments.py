@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._strides import contiguous_array
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive
@@ -60,6 +61,7 @@ _var = Primitive(
     _var_forward,
     grads=(lambda g, n: _var_grad(g, n.self, n),),
     formulas=("2 * (self - mean)/(n - correction), n = {count}, correction = {correction}",),
+    layout=contiguous_array,
 )
 _std = Primitive(
     "StdBackward0",
@@ -69,6 +71,7 @@ _std = Primitive(
         "(self - mean)/((n - correction) * result), 0 where result = 0, "
         "n = {count}, correction = {correction}",
     ),
+    layout=contiguous_array,
 )
 _var_mean = Primitive(
     "VarMeanBackward0",
@@ -79,6 +82,7 @@ _var_mean = Primitive(
         "grad[0] * 2 * (self - mean)/(n - correction) + grad[1]/n, "
         "n = {count}, correction = {correction}",
     ),
+    layout=contiguous_array,
 )
 _std_mean = Primitive(
     "StdMeanBackward0",
@@ -89,6 +93,7 @@ _std_mean = Primitive(
         "grad[0] * (self - mean)/((n - correction) * result0) + grad[1]/n, "
         "n = {count}, correction = {correction}",
     ),
+    layout=contiguous_array,
 )
 
 _SIGNATURES = (

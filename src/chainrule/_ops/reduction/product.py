@@ -10,6 +10,7 @@ import numpy as np
 from ... import _dtype
 from ..._creation import ones_like
 from ..._dtype import scalar_name
+from ..._strides import contiguous_array
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dim
@@ -61,12 +62,14 @@ _prod_all = Primitive(
     lambda a, dt: np.asarray(np.prod(a, dtype=dt)),
     grads=(lambda g, n: _prod_grad(g, n.self, None, False),),
     formulas=("the product of the other entries",),
+    layout=contiguous_array,
 )
 _prod_dim = Primitive(
     "ProdBackward1",
     lambda a, dim, keepdim, dt: np.prod(a, axis=dim, keepdims=keepdim, dtype=dt),
     grads=(lambda g, n: _prod_grad(g, n.self, n.dim, n.keepdim),),
     formulas=("the product of the other entries along dim {dim}",),
+    layout=contiguous_array,
 )
 _PROD_SIGNATURES = {
     False: (
@@ -162,6 +165,7 @@ _vector_norm = Primitive(
     _vector_norm_forward,
     grads=(lambda g, n: _norm_grad(g, n.self, n.result, n),),
     formulas=("|self|^(p - 1) * sign(self) / result^(p - 1), p = {ord}",),
+    layout=contiguous_array,
 )
 # The same norm as PyTorch's `norm(input, p, dim)` records it (pairwise_distance's).
 _norm_over_dims = Primitive(
@@ -169,6 +173,7 @@ _norm_over_dims = Primitive(
     _vector_norm_forward,
     grads=(lambda g, n: _norm_grad(g, n.self, n.result, n),),
     formulas=("|self|^(p - 1) * sign(self) / result^(p - 1), p = {ord}",),
+    layout=contiguous_array,
 )
 
 

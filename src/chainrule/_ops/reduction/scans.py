@@ -12,6 +12,7 @@ import numpy as np
 from ... import _dtype, return_types
 from ..._creation import ones_like, zeros_like
 from ..._dtype import scalar_name
+from ..._strides import contiguous_array
 from ..._tensor import Tensor
 from ..elementwise.bitwise import logical_xor
 from ..elementwise.conditional import where
@@ -63,6 +64,7 @@ _cumsum = Primitive(
     grads=(lambda g, n: reversed_scan(cumsum, g, n.dim),),
     formulas=("cumulative sum of grad along dim {dim}, from the end",),
     tangent="linear",
+    layout=contiguous_array,
 )
 
 
@@ -112,6 +114,7 @@ _cumprod = Primitive(
     _scan_forward(np.cumprod),
     grads=(lambda g, n: _cumprod_grad(g, n.self, n.result, n.dim),),
     formulas=("Σ_(i ≥ k) grad[i] * result[i] / self[k] along dim {dim}",),
+    layout=contiguous_array,
 )
 
 
@@ -207,6 +210,7 @@ _logcumsumexp = Primitive(
     _logcumsumexp_forward,
     grads=(lambda g, n: _logcumsumexp_grad(g, n.self, n.result, n.dim),),
     formulas=("Σ_(i ≥ k) grad[i] * exp(self[k] - result[i]) along dim {dim}",),
+    layout=contiguous_array,
 )
 
 

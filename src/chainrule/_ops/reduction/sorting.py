@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ... import return_types
+from ..._strides import like_first
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim
 from .common import (
@@ -57,8 +58,9 @@ def _size_along(input: Tensor, d: int) -> int:
 # --- sort ---------------------------------------------------------------------------------
 
 # PyTorch records the overload with a `stable` argument as SortBackward1.
-_sort_values = selecting("SortBackward0")
-_stable_sort_values = selecting("SortBackward1")
+# Sorted values and their indices are laid out as the input is.
+_sort_values = selecting("SortBackward0", layout=like_first)
+_stable_sort_values = selecting("SortBackward1", layout=like_first)
 _SIGNATURES = {
     False: (
         "Tensor input, *, bool stable, int dim = -1, bool descending = False",
@@ -90,9 +92,9 @@ def _sort(
     d, descending, stable = _sort_arguments(name, input, args, kwargs, method)
     order = stable_order(input._data, d, descending)
     if name == "argsort":
-        return index_tensor(order, d, keepdim=True)
+        return index_tensor(order, d, keepdim=True, like=input._data)
     values = (_stable_sort_values if stable else _sort_values)(input, order, d)
-    return return_types.sort((values, index_tensor(order, d, keepdim=True)))
+    return return_types.sort((values, index_tensor(order, d, keepdim=True, like=input._data)))
 
 
 def sort(input: Tensor, *args: Any, **kwargs: Any) -> Any:

@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._dtype import scalar_name
+from ..._strides import contiguous_array
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dims
@@ -45,6 +46,7 @@ _sum_all = Primitive(
     grads=(lambda g, n: _restore(g, n),),
     formulas=("1",),
     tangent="linear",
+    layout=contiguous_array,
 )
 _sum_dim = Primitive(
     "SumBackward1",
@@ -52,6 +54,7 @@ _sum_dim = Primitive(
     grads=(lambda g, n: _restore(g, n),),
     formulas=("1",),
     tangent="linear",
+    layout=contiguous_array,
 )
 
 
@@ -66,6 +69,7 @@ _mean_all = Primitive(
     grads=(lambda g, n: _restore(g, n) / n.count,),
     formulas=("1/n (n = {count})",),
     tangent="linear",
+    layout=contiguous_array,
 )
 _mean_dim = Primitive(
     "MeanBackward1",
@@ -73,6 +77,7 @@ _mean_dim = Primitive(
     grads=(lambda g, n: _restore(g, n) / n.count,),
     formulas=("1/n (n = {count})",),
     tangent="linear",
+    layout=contiguous_array,
 )
 
 
@@ -161,6 +166,7 @@ _logsumexp = Primitive(
         ),
     ),
     formulas=("exp(self - result), a softmax along dim {dim}",),
+    layout=contiguous_array,
 )
 
 
@@ -185,6 +191,7 @@ _nansum = Primitive(
     lambda a, dim, keepdim, dt, **_: np.nansum(a, axis=dim, keepdims=keepdim, dtype=dt),
     grads=(lambda g, n: where(n.self != n.self, 0, restore(g, n.dim, n.keepdim, n.self_sizes)),),
     formulas=("1 where self is not nan, else 0",),
+    layout=contiguous_array,
 )
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _strides
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
 from ..primitive import Primitive, wrap_dim
@@ -29,6 +30,7 @@ _tril = Primitive(
     grads=(lambda g, n: tril(g, n.diagonal),),
     formulas=("the lower triangle of grad (on and below diagonal {diagonal})",),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 _triu = Primitive(
     "TriuBackward0",
@@ -36,6 +38,7 @@ _triu = Primitive(
     grads=(lambda g, n: triu(g, n.diagonal),),
     formulas=("the upper triangle of grad (on and above diagonal {diagonal})",),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 
 
@@ -109,6 +112,7 @@ _diagonal_backward = Primitive(
     grads=(lambda g, n: diagonal(g, n.offset, n.dim1, n.dim2),),
     formulas=("diagonal {offset} of grad (dims {dim1}, {dim2})",),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 
 
@@ -132,6 +136,7 @@ _diag_embed = Primitive(
     grads=(lambda g, n: diagonal(g, n.offset, n.dim1, n.dim2),),
     formulas=("diagonal {offset} of grad (dims {dim1}, {dim2})",),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 
 
@@ -152,6 +157,7 @@ _diag_copy = Primitive(
     grads=(_diagonal_grad,),
     formulas=("zeros of shape {in_shape} with grad on diagonal {offset}",),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 
 
@@ -180,6 +186,7 @@ _trace = Primitive(
     ),
     formulas=("zeros of shape {in_shape} with grad on the main diagonal",),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, _strides
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim, wrap_dims
 from .views import cat, permute, reshape, view
@@ -252,6 +252,7 @@ _flip = Primitive(
     grads=(lambda g, n: flip(g, n.dims),),
     formulas=("grad flipped back along dims {dims}",),
     tangent="linear",
+    layout=_strides.like_first,
 )
 
 
@@ -292,6 +293,7 @@ _roll = Primitive(
     grads=(lambda g, n: roll(g, tuple(-s for s in n.shifts), n.dims),),
     formulas=("grad rolled back (shifts {shifts} undone along dims {dims})",),
     tangent="linear",
+    layout=_strides.contiguous_array,
 )
 
 
@@ -312,9 +314,21 @@ def roll(
     return _roll(input, shifts=sh, dims=tuple(wrap_dim(d, input.ndim) for d in ds))
 
 
+def _rot90_forward(a: np.ndarray, k: int, dims: tuple[int, int]) -> np.ndarray:
+    """As PyTorch turns: a flip (laid out as the input) then a transposed view; a whole
+    number of turns is a contiguous copy."""
+    turned = np.rot90(a, k, dims)
+    if k % 4 == 0:
+        return np.ascontiguousarray(turned)
+    if k % 4 == 2:
+        return _strides.like_first(turned.copy(), a)
+    flipped = _strides.like_first(np.swapaxes(turned, *dims).copy(), a)
+    return np.swapaxes(flipped, *dims)
+
+
 _rot90 = Primitive(
     "Rot90Backward0",
-    lambda a, k, dims: np.rot90(a, k, dims).copy(),
+    lambda a, k, dims: _rot90_forward(a, k, dims),
     grads=(lambda g, n: rot90(g, -n.k, n.dims),),
     formulas=("grad rotated back ({k} quarter turns undone in dims {dims})",),
     tangent="linear",

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
-from ... import _dtype
+from ... import _dtype, _strides
 from ..._device import device, require_cpu
 from ..._size import Size
 from ..._tensor import Tensor
@@ -61,15 +62,25 @@ def infer_shape(shape: Sequence[int], numel: int) -> tuple[int, ...]:
 
 
 def _view_forward(a: np.ndarray, shape: tuple[int, ...], **_: Any) -> np.ndarray:
-    out = a.view()
-    try:
+    if a.flags.c_contiguous and a.size and 1 not in a.shape and 1 not in shape:
+        out = a.view()  # the common case: NumPy's strides are PyTorch's
         out.shape = shape
-    except AttributeError:
+        return out
+    strides = _strides.view_strides(a, shape)
+    if strides is None:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
-        ) from None
-    return out
+        )
+    return as_strided(a, shape, tuple(s * a.itemsize for s in strides))
+
+
+def _unsafe_view_forward(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The data seen with another shape where it can be (a new result's, so no view is
+    recorded), else a contiguous copy (reshape's fallback)."""
+    if _strides.view_strides(a, shape) is None:
+        return np.array(np.reshape(a, shape), order="C")
+    return _view_forward(a, shape)
 
 
 _view = Primitive(
@@ -81,7 +92,7 @@ _view = Primitive(
 )
 _reshape_copy = Primitive(
     "UnsafeViewBackward0",
-    lambda a, shape, **_: np.reshape(a, shape).copy(),
+    lambda a, shape, **_: _unsafe_view_forward(a, shape),
     grads=(lambda g, n: g.reshape(n.self_sizes),),
     formulas=("grad reshaped back to {in_shape}",),
     tangent="linear",
@@ -106,7 +117,8 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
 
 def unsafe_view(input: Tensor, shape: Sequence[int]) -> Tensor:
-    """A copy of `input` with another shape (as PyTorch's `_unsafe_view`: UnsafeViewBackward0)."""
+    """`input` with another shape, in a node of its own (PyTorch's `_unsafe_view`:
+    UnsafeViewBackward0): for a result no one else holds, or a copy where no view fits."""
     return _reshape_copy(input, shape=tuple(shape), self_sizes=Size(input._data.shape))
 
 
@@ -190,6 +202,15 @@ def matrix_transpose(input: Tensor) -> Tensor:
     return transpose(input, -2, -1)
 
 
+def _unsqueeze_forward(a: np.ndarray, dim: int) -> np.ndarray:
+    out = np.expand_dims(a, dim)
+    # PyTorch's new dim steps over the dim it lands before; NumPy's may not.
+    step = a.shape[dim] * a.strides[dim] if dim < a.ndim else a.itemsize
+    if out.strides[dim] == step and a.size:
+        return out
+    return _strides.viewed(out, _strides.unsqueezed(a, dim))
+
+
 _squeeze = Primitive(
     "SqueezeBackward0",
     lambda a, dims, **_: np.squeeze(a, axis=dims),
@@ -206,7 +227,7 @@ _squeeze_dim = Primitive(
 )
 _unsqueeze = Primitive(
     "UnsqueezeBackward0",
-    lambda a, dim: np.expand_dims(a, dim),
+    lambda a, dim: _unsqueeze_forward(a, dim),
     grads=(lambda g, n: g.squeeze(n.dim),),
     formulas=("grad with dim {dim} removed, back to {in_shape}",),
     view=True,
@@ -236,7 +257,8 @@ def _expand_forward(a: np.ndarray, shape: tuple[int, ...], **_: Any) -> np.ndarr
         view = np.ndarray(shape, a.dtype, a, 0, (0,) * len(shape))
         view.flags.writeable = False
         return view
-    return np.broadcast_to(a, shape)
+    view = np.broadcast_to(a, shape)
+    return _strides.viewed(view, _strides.expanded(a, shape)) if 1 in shape else view
 
 
 _expand = Primitive(
@@ -285,14 +307,16 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
 
 _clone = Primitive(
     "CloneBackward0",
-    lambda a: a.copy(),
+    lambda a, contiguous=False: (
+        a.copy() if contiguous or (a.flags.c_contiguous and 1 not in a.shape) else _strides.copy(a)
+    ),
     grads=(lambda g, n: g,),
     formulas=("1",),
     tangent="linear",
 )
 _to_copy = Primitive(
     "ToCopyBackward0",
-    lambda a, dt: a.astype(dt),
+    lambda a, dt: a.astype(dt) if _strides.is_c_ordered(a) else _strides.copy(a, dtype=dt),
     grads=(lambda g, n: g,),
     formulas=("1 (cast back to the input's dtype)",),
     tangent="linear",
@@ -305,7 +329,12 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    return input if input._data.flags.c_contiguous else clone(input)
+    return input if input._data.flags.c_contiguous else clone_contiguous(input)
+
+
+def clone_contiguous(input: Tensor) -> Tensor:
+    """A contiguous copy in the graph (PyTorch's `clone(memory_format=torch.contiguous_format)`)."""
+    return _clone(input, contiguous=True)
 
 
 def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -407,6 +436,7 @@ _cat: Primitive = Primitive(
     tangent=lambda ts, p: _cat(
         *tangents_or_zeros(ts, p.tensors), dim=p.dim, dt=p.dt, sizes=p.sizes
     ),
+    layout=_strides.contiguous_array,  # (PyTorch keeps channels-last when every input has it)
 )
 
 
@@ -459,6 +489,7 @@ _stack: Primitive = Primitive(
     formulas=("grad.select({dim}, {i})",),
     variadic=True,
     tangent=lambda ts, p: _stack(*tangents_or_zeros(ts, p.tensors), dim=p.dim, dt=p.dt),
+    layout=_strides.contiguous_array,
 )
 
 

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..._strides import contiguous_array
 from ..._tensor import Tensor
 from ..elementwise.exp_log import exp
 from ..elementwise.unary_common import check_tensor, float64_forward, inplace_form, unary_function
@@ -182,6 +183,7 @@ _mvlgamma = Primitive(
     grads=(lambda g, n: g * _mvdigamma(n.self, n.p),),
     formulas=("Σ_(i < p) digamma(self - i/2), p = {p}",),
     tangent="elementwise",
+    layout=contiguous_array,  # torch sums a stack of lgammas: a new contiguous tensor
 )
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from ..._ops.elementwise.conditional import where
 from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
+from ..._strides import contiguous_array
 from ..._tensor import Tensor
 from ...random import default_generator
 from ._common import NEGATIVE_SLOPE_INPLACE, float_only
@@ -74,6 +75,7 @@ _rrelu = Primitive(
     grads=(_rrelu_rule,),
     formulas=(_FORMULA.format(name="self"),),
     tangent="elementwise",
+    layout=contiguous_array,  # PyTorch's rrelu_with_noise writes a new contiguous tensor
 )
 # In place, PyTorch records another node, which reads the result instead of the input.
 _rrelu_result = Primitive(

@@ -16,6 +16,7 @@ from ..._ops.elementwise.exp_log import stable_sigmoid
 from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
 from ..._ops.special.functions import erf
+from ..._strides import contiguous_array
 from ..._tensor import Tensor
 from ._common import NEGATIVE_SLOPE_INPLACE, float_only
 
@@ -290,6 +291,7 @@ _logsigmoid = Primitive(
     grads=(lambda g, n: g * (-n.self).sigmoid(),),
     formulas=("sigmoid(-self)",),
     tangent="elementwise",
+    layout=contiguous_array,  # PyTorch's log_sigmoid kernel writes a new contiguous tensor
 )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, _strides
 from ..._creation import empty_like, zeros_like
 from ..._dtype import scalar_name
 from ..._ops.primitive import Primitive, wrap_dim
@@ -80,6 +80,7 @@ _softmax_backward: Primitive = Primitive(
         "grad * (grad_output - Σ(grad_output * output)) - Σ(grad * output) * grad_output, "
         "sums along dim {dim}",
     ),
+    layout=_strides.contiguous_array,
 )
 # Its Jacobian diag(y) - y y^T is symmetric, so the rule is also forward mode's rule.
 _softmax = Primitive(
@@ -88,6 +89,7 @@ _softmax = Primitive(
     grads=(lambda g, n: _softmax_backward(g, n.result, dim=n.dim),),
     formulas=("result * (grad - Σ(grad * result) along dim {dim})",),
     tangent=lambda ts, p: _softmax_backward(ts[0], p.result, dim=p.dim),
+    layout=_strides.contiguous_array,
 )
 
 # y = log_softmax(x): grad_input = g - exp(y) * sum(g); its transpose takes gg to
@@ -104,6 +106,7 @@ _log_softmax_backward: Primitive = Primitive(
         "grad - Σ(grad * exp(output)) along dim {dim}",
         "-grad * exp(output) * Σ grad_output along dim {dim}",
     ),
+    layout=_strides.contiguous_array,
 )
 # Forward mode: the tangent t moves y by t - sum(t * exp(y)) (the transpose of the rule).
 _log_softmax = Primitive(
@@ -112,6 +115,7 @@ _log_softmax = Primitive(
     grads=(lambda g, n: _log_softmax_backward(g, n.result, dim=n.dim),),
     formulas=("grad - exp(result) * Σ grad along dim {dim}",),
     tangent=lambda ts, p: ts[0] - (ts[0] * p.result.exp()).sum(p.dim, keepdim=True),
+    layout=_strides.contiguous_array,
 )
 
 

@@ -84,8 +84,9 @@ def local_response_norm(
     else:
         # PyTorch pools (N, 1, C, H, rest) with a (size, 1, 1) window; pooling the
         # same values as (N, 1, C, H * rest) with a (size, 1) window is the same mean.
+        # (H and rest may not merge into a view when the input is permuted: reshape.)
         sizes = input.size()
-        div = div.view(sizes[0], 1, sizes[1], -1)
+        div = div.reshape(sizes[0], 1, sizes[1], -1)
         div = pad(div, (0, 0, size // 2, (size - 1) // 2))
         div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
         div = div.view(sizes)

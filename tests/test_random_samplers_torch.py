@@ -225,3 +225,17 @@ def test_randint_like_forms_match_torch(torch: Any) -> None:
 @pytest.mark.parametrize("n", [2, 3, 17, 1000, 65537])
 def test_randperm_of_every_size_matches_torch(torch: Any, n: int) -> None:
     _same_calls(torch, n, [lambda m: m.randperm(n), lambda m: m.randperm(n // 2 + 1)])
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_like_samplers_follow_the_inputs_layout_like_torch(torch: Any, layout: str) -> None:
+    make = LAYOUTS[layout]
+    calls: list[Call] = [
+        lambda m: m.rand_like(make(m, "float32")),
+        lambda m: m.randn_like(make(m, "float32")),
+        lambda m: m.randn_like(make(m, "float64")),
+        lambda m: m.randint_like(make(m, "float32"), 3, 9),
+    ]
+    _same_calls(torch, 8, calls)
+    for call in calls:
+        assert call(chainrule).stride() == call(torch).stride()

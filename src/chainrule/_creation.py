@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _strides
 from ._device import require_cpu
 from ._float_math import fma
 from ._ops.quiet import quiet
@@ -246,16 +246,27 @@ def _like(input: Tensor, dtype: Any) -> np.dtype:
     return _dtype.to_dtype(dtype).np if dtype is not None else input._data.dtype
 
 
+def filled_like(input: Tensor, value: Any, dtype: np.dtype) -> np.ndarray:
+    """An array shaped like `input` holding `value`, laid out as `input` is (PyTorch's
+    preserve_format: a dense input's own strides)."""
+    data = input._data
+    if data.flags.c_contiguous or data.ndim < 2:
+        return np.full(data.shape, value, dtype)
+    out = _strides.laid_out(data.shape, _strides.preserving(data), dtype)
+    out[...] = value
+    return out
+
+
 def zeros_like(
     input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
-    return _finish(np.zeros(input._data.shape, _like(input, dtype)), requires_grad, device)
+    return _finish(filled_like(input, 0, _like(input, dtype)), requires_grad, device)
 
 
 def ones_like(
     input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
-    return _finish(np.ones(input._data.shape, _like(input, dtype)), requires_grad, device)
+    return _finish(filled_like(input, 1, _like(input, dtype)), requires_grad, device)
 
 
 def empty_like(
@@ -267,8 +278,7 @@ def empty_like(
 def full_like(
     input: Tensor, fill_value: Any, *, dtype: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
-    data = np.full(input._data.shape, fill_value, _like(input, dtype))
-    return _finish(data, requires_grad)
+    return _finish(filled_like(input, fill_value, _like(input, dtype)), requires_grad)
 
 
 def arange(

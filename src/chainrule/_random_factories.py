@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from . import _dtype
-from ._creation import _finish, _float_dtype, _size_args
+from ._creation import _finish, _float_dtype, _size_args, filled_like
+from ._random_samplers import normal_, random_, uniform_
 from ._tensor import Tensor
 from .random import Generator, _generator_or_default
 
@@ -96,9 +97,10 @@ def randperm(
     return _finish(source._permutation(n).astype(dt), requires_grad, device)
 
 
-def _like(sampler: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    """`rand_like` or `randn_like`: `sampler` with the shape and (by default) dtype of `input`."""
-    name = f"{sampler.__name__}_like"
+def _like(fill: Callable[..., Tensor], name: str, what: str) -> Callable[..., Tensor]:
+    """`rand_like` or `randn_like`: as PyTorch makes them, a tensor laid out like `input`
+    filled in place (so a non-contiguous one is filled in memory order, one value at a
+    time for normals)."""
 
     def sample_like(
         input: Tensor,
@@ -109,16 +111,17 @@ def _like(sampler: Callable[..., Tensor]) -> Callable[..., Tensor]:
         **_: Any,
     ) -> Tensor:
         source = _generator_or_default(generator, name)
-        dt = dtype or input.dtype
-        return sampler(input.shape, generator=source, dtype=dt, requires_grad=requires_grad)
+        dt = np.dtype(_float_dtype(dtype or input.dtype))
+        out = fill(Tensor._make(filled_like(input, 0, dt)), generator=source)
+        return _finish(out._data, requires_grad)
 
     sample_like.__name__ = sample_like.__qualname__ = name
-    sample_like.__doc__ = f"`{sampler.__name__}` shaped like `input`."
+    sample_like.__doc__ = f"{what} shaped and laid out like `input`."
     return sample_like
 
 
-rand_like = _like(rand)
-randn_like = _like(randn)
+rand_like = _like(uniform_, "rand_like", "Uniform samples on [0, 1)")
+randn_like = _like(normal_, "randn_like", "Standard normal samples")
 
 
 def randint_like(
@@ -137,4 +140,9 @@ def randint_like(
         raise TypeError("randint_like() missing required argument 'high'")
     source = _generator_or_default(generator, "randint_like")
     low = 0 if low is None else low
-    return randint(low, high, tuple(input.shape), generator=source, dtype=dtype or input.dtype)
+    if low >= high:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        )
+    dt = _dtype.to_dtype(dtype).np if dtype is not None else input._data.dtype
+    return random_(Tensor._make(filled_like(input, 0, dt)), low, high, generator=source)

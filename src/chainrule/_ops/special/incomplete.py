@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, _strides
 from ..._tensor import Tensor
 from ..elementwise.binary_common import Binary, check_pair, float_result, not_implemented_for
 from ..elementwise.exp_log import exp
@@ -119,8 +119,9 @@ def _hurwitz_zeta(s: np.ndarray, q: np.ndarray) -> np.ndarray:
 def _kernel(fn: Any) -> Any:
     @quietly
     def kernel(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-        a, b = np.broadcast_arrays(a.astype(np.float64), b.astype(np.float64))
-        return np.asarray(fn(a.ravel(), b.ravel()).reshape(a.shape), dtype=dt)
+        wide_a, wide_b = np.broadcast_arrays(a.astype(np.float64), b.astype(np.float64))
+        out = np.asarray(fn(wide_a.ravel(), wide_b.ravel()).reshape(wide_a.shape), dtype=dt)
+        return _strides.elementwise(out, a, b)  # laid out as PyTorch's TensorIterator does
 
     return kernel
 

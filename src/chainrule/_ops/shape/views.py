@@ -62,6 +62,7 @@ def infer_shape(shape: Sequence[int], numel: int) -> tuple[int, ...]:
 
 
 def _view_forward(a: np.ndarray, shape: tuple[int, ...], **_: Any) -> np.ndarray:
+    a = np.asarray(a)  # a rule may hand over a NumPy scalar, whose shape cannot be set
     if a.flags.c_contiguous and a.size and 1 not in a.shape and 1 not in shape:
         out = a.view()  # the common case: NumPy's strides are PyTorch's
         out.shape = shape

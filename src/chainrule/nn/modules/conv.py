@@ -155,6 +155,9 @@ class _ConvNd(Module):
     # The functional form (F.conv1d, ...), a staticmethod set by each subclass.
     _functional: Callable[..., Tensor]
 
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         if self.padding_mode != "zeros":
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
@@ -218,9 +221,6 @@ class Conv1d(_ConvNd):
             dtype,
         )
 
-    def forward(self, input: Tensor) -> Tensor:
-        return self._conv_forward(input, self.weight, self.bias)
-
 
 class Conv2d(_ConvNd):
     """2-D convolution (cross-correlation) of `(N, C_in, H, W)` or `(C_in, H, W)`."""
@@ -257,9 +257,6 @@ class Conv2d(_ConvNd):
             dtype,
         )
 
-    def forward(self, input: Tensor) -> Tensor:
-        return self._conv_forward(input, self.weight, self.bias)
-
 
 class Conv3d(_ConvNd):
     """3-D convolution (cross-correlation) of `(N, C_in, D, H, W)` or `(C_in, D, H, W)`."""
@@ -295,9 +292,6 @@ class Conv3d(_ConvNd):
             device,
             dtype,
         )
-
-    def forward(self, input: Tensor) -> Tensor:
-        return self._conv_forward(input, self.weight, self.bias)
 
 
 # --- transposed convolution ---------------------------------------------------------------

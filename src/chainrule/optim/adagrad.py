@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._autograd.grad_mode import enable_grad
 from .._creation import full_like
 from .._dtype import float32
 from .._tensor import Tensor
@@ -18,6 +17,7 @@ from .optimizer import (
     check_lr,
     check_nonnegative,
     new_step,
+    run_closure,
     signed_grad,
     use_grad,
     with_grad,
@@ -83,10 +83,7 @@ class Adagrad(Optimizer):
     @use_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One Adagrad step over every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = run_closure(closure)
         for group in self.param_groups:
             params = with_grad(group["params"])
             for p in params:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._autograd.grad_mode import enable_grad
 from .._creation import zeros_like
 from .._dtype import float32
 from .._ops.elementwise import maximum
@@ -21,6 +20,7 @@ from .optimizer import (
     check_lr,
     check_nonnegative,
     new_step,
+    run_closure,
     signed_grad,
     use_grad,
     with_grad,
@@ -114,10 +114,7 @@ class Adam(Optimizer):
     @use_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One Adam step over every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = run_closure(closure)
         for group in self.param_groups:
             params = with_grad(group["params"])
             states = [self._init_state(p, group) for p in params]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._autograd.grad_mode import enable_grad
 from .._creation import tensor, zeros_like
 from .._tensor import Tensor
 from .optimizer import (
@@ -17,6 +16,7 @@ from .optimizer import (
     check_lr,
     check_nonnegative,
     new_step,
+    run_closure,
     scalar_dtype,
     signed_grad,
     use_grad,
@@ -84,10 +84,7 @@ class NAdam(Optimizer):
     @use_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One NAdam step over every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = run_closure(closure)
         for group in self.param_groups:
             params = with_grad(group["params"])
             states = [self._init_state(p) for p in params]

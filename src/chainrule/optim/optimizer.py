@@ -14,7 +14,7 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any, TypeVar, cast
 
-from .._autograd.grad_mode import is_grad_enabled, set_grad_enabled
+from .._autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .._autograd.hooks import RemovableHandle
 from .._creation import tensor
 from .._dtype import float32, float64, get_default_dtype
@@ -118,6 +118,14 @@ def check_betas(betas: tuple[Any, Any]) -> None:
     for i in (0, 1):
         if not 0.0 <= betas[i] < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
+
+
+def run_closure(closure: Callable[[], Any] | None) -> Any:
+    """A step's closure (which recomputes the loss), run with grad mode on: its loss."""
+    if closure is None:
+        return None
+    with enable_grad():
+        return closure()
 
 
 def with_grad(params: list[Tensor]) -> list[Tensor]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._autograd.grad_mode import enable_grad
 from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
@@ -14,6 +13,7 @@ from .optimizer import (
     check_fused_foreach,
     check_fused_param,
     check_nonnegative,
+    run_closure,
     signed_grad,
     use_grad,
     with_grad,
@@ -73,10 +73,7 @@ class SGD(Optimizer):
     @use_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One SGD step over every parameter that has a gradient."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = run_closure(closure)
         for group in self.param_groups:
             params = with_grad(group["params"])
             if group["fused"]:

@@ -210,6 +210,7 @@ def test_imports_point_downward() -> None:
 OP_LAYERS = [
     (
         "primitive",
+        "op_node",
         "declarations",
         "quiet",
         "broadcasting",

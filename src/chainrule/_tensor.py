@@ -393,9 +393,16 @@ class Tensor(_OpMethods):
             self._accumulator = weakref.ref(acc)
         return acc, 0
 
-    def _accumulate_grad(self, grad: Tensor) -> None:
-        """Add `grad` into `.grad`: a fresh tensor the first time, in place after (as PyTorch)."""
+    def _accumulate_grad(self, grad: Tensor, owned: bool = False) -> None:
+        """Add `grad` into `.grad`: a fresh tensor the first time, in place after (as PyTorch).
+
+        An `owned` first gradient (one nothing else holds) laid out as `.grad` must be
+        becomes `.grad` itself, with no copy, as PyTorch does.
+        """
         if self._grad is None:
+            if owned and _fits_grad_layout(self._data, grad._data):
+                self._grad = grad
+                return
             data = _new_grad_array(self._data, grad._data)
             if grad_mode.is_grad_enabled():
                 # create_graph: .grad is a copy that keeps the graph (CopyBackwards), as PyTorch.
@@ -513,6 +520,18 @@ def _new_grad_array(param: np.ndarray, grad: np.ndarray) -> np.ndarray:
     if _dense(param):
         return np.empty_like(param)
     return np.empty(param.shape, param.dtype)
+
+
+def _fits_grad_layout(param: np.ndarray, grad: np.ndarray) -> bool:
+    """Whether `grad` is laid out as `_new_grad_array` would lay out a copy of it, with
+    the parameter's dtype and shape, in memory of its own that can be written."""
+    if grad.dtype != param.dtype or grad.shape != param.shape or not grad.flags.writeable:
+        return False
+    if not grad_mode._state.grad_layout:
+        return True
+    if _dense(param):
+        return grad.strides == param.strides
+    return grad.flags.c_contiguous
 
 
 def _dense(a: np.ndarray) -> bool:

@@ -54,7 +54,14 @@ _mul = Binary(
     "MulBackward0",
     formulas=("other", "self"),
     tangent="multilinear",
+    array_rules=(lambda g, n: times(g, n._array("other")), lambda g, n: times(g, n._array("self"))),
 )
+
+
+def times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`a * b` for arrays of one float dtype, as the operator computes it on tensors (for
+    array rules)."""
+    return _mul.both.on_arrays(a, b, dt=a.dtype)
 
 
 # A tensor times a Python number as PyTorch's derivative formulas and composites write

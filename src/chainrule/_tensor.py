@@ -78,7 +78,7 @@ class Tensor(_OpMethods):
         "_output_nr",
         "_requires_grad",
         "_retains_grad",
-        "_version_counter",
+        "_vc",
         "_view_fn",
     )
 
@@ -87,7 +87,7 @@ class Tensor(_OpMethods):
     _grad: Tensor | None
     _grad_fn: Node | None
     _output_nr: int
-    _version_counter: VersionCounter
+    _vc: VersionCounter | None  # made on first need: see _version_counter
     _base: Tensor | None
     _view_fn: Callable[[Tensor], Tensor] | None
     _retains_grad: bool
@@ -125,7 +125,7 @@ class Tensor(_OpMethods):
         t._grad = None
         t._grad_fn = grad_fn
         t._output_nr = output_nr
-        t._version_counter = VersionCounter()
+        t._vc = None
         t._base = None
         t._view_fn = None
         t._retains_grad = False
@@ -133,6 +133,19 @@ class Tensor(_OpMethods):
         t._accumulator = None
         t._hooks = None
         return t
+
+    @property
+    def _version_counter(self) -> VersionCounter:
+        """The counter of in-place writes to this tensor's memory, shared with its views;
+        made on first need (most tensors are never written in place nor saved)."""
+        counter = self._vc
+        if counter is None:
+            counter = self._vc = VersionCounter()
+        return counter
+
+    @_version_counter.setter
+    def _version_counter(self, counter: VersionCounter) -> None:
+        self._vc = counter
 
     # --- metadata ---------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import numpy as np
 from .._autograd.grad_mode import _INFERENCE_SAVE
 from .._autograd.node import Node
 from .._autograd.tangents import restore_tangent
+from .._autograd.versions import VersionCounter
 from .._dtype import legacy_type_name
 from .._tensor import Tensor
 
@@ -70,6 +71,23 @@ class SavedTensor:
         else:
             self.tensor = tensor
             self.data = None
+
+    @staticmethod
+    def kept(
+        tensor: Tensor | None,
+        data: np.ndarray | None,
+        version: VersionCounter,
+        is_output: bool,
+        output_nr: int,
+    ) -> SavedTensor:
+        """A tensor a node kept in its lean form (an input itself, or its output's array;
+        see OpNode), saved at version 0, as a SavedTensor."""
+        saved = SavedTensor.__new__(SavedTensor)
+        saved.version, saved.expected_version = version, 0
+        saved.is_output, saved.output_nr = is_output, output_nr
+        saved.hooked = saved.tangent = None
+        saved.tensor, saved.data = tensor, data
+        return saved
 
     def unpack(self, node: Node) -> Tensor:
         if self.hooked is not None:

@@ -26,7 +26,7 @@ from .._strides import with_torch_strides
 from .._tensor import Tensor
 from .declarations import record_declaration
 from .forward_mode import push_forward
-from .op_node import OpNode, add_field, node_class
+from .op_node import OpNode, add_field, node_class, slot_name
 from .quiet import quiet
 from .view_creation import mark_view_creation
 
@@ -125,16 +125,18 @@ class Primitive:
         self.one_rule = len(self.grads) == 1 and self.grads[0] is not None and not variadic
         self.inputs = tuple(inputs)
         self.view = view
-        self.node_cls = node_class(name)
         self.saveable = frozenset((*self.inputs, *self.outputs))
-        for field in self.saveable:
-            add_field(self.node_cls, field)
         # What each rule reads from its node, found from the names it uses.
         self._reads = tuple(
             frozenset(rule.__code__.co_names) & self.saveable if rule is not None else frozenset()
             for rule in self.grads
         )
         self.ever_saved = frozenset().union(*self._reads)  # by some pattern of requires_grad
+        # The node's slot for each value it may save.
+        self.slots = {f: slot_name(f) for f in sorted(self.ever_saved)}
+        self.node_cls = node_class(name, self.ever_saved)
+        for field in self.saveable:
+            add_field(self.node_cls, field)
         self._save_plans: dict[tuple[bool, ...], SavePlan] = {}
         self.formulas = None if formulas is None else tuple(formulas)
         if array_grads is not None and (len(array_grads) != len(grads) or variadic or self._many):

@@ -238,14 +238,17 @@ def run_backward(
             edges = node._next
             if (runs is None or node in runs) and (accumulate or kind is not AccumulateGrad):
                 if grads[0] is not None or any(g is not None for g in grads):
+                    grad_inputs: list[Any] | None
                     if as_tensors is None:
                         grad_inputs = _run(node, grads, needs.get(node) if needs else None)
                     elif kind is AccumulateGrad:
                         grad_inputs = _accumulate(node, grads, as_tensors)  # type: ignore[arg-type]
                     else:
-                        grad_inputs = _run_arrays(
-                            node, grads, needs.get(node) if needs else None, as_tensors
-                        )
+                        need = needs.get(node) if needs else None
+                        apply_arrays = getattr(node, "_apply_arrays", None)
+                        grad_inputs = apply_arrays(grads, need) if apply_arrays else None
+                        if grad_inputs is None or node._hooks or backward_watchers:
+                            grad_inputs = _run_arrays(node, grads, need, as_tensors, grad_inputs)
                 else:
                     grad_inputs = [None] * len(edges)
                 if not retain_graph:
@@ -305,12 +308,15 @@ def _run(
 
 
 def _run_arrays(
-    node: Node, grads: list[Any], needed: Sequence[bool] | None, as_tensors: _Tensors
+    node: Node,
+    grads: list[Any],
+    needed: Sequence[bool] | None,
+    as_tensors: _Tensors,
+    grad_inputs: list[Any] | None,
 ) -> list[Any]:
-    """`_run` in a first-order pass: arrays in and out, through the node's array rules
-    where it has them (already checked), else through tensors."""
-    apply_arrays = getattr(node, "_apply_arrays", None)
-    grad_inputs = apply_arrays(grads, needed) if apply_arrays is not None else None
+    """`_run` in a first-order pass, arrays in and out: the node's grad_inputs from its
+    array rules (`grad_inputs`, already checked) or, without them, its tensor rules;
+    then its hooks and watchers."""
     if grad_inputs is None:
         return _arrays(_run(node, as_tensors.list(grads), needed))
     if node._hooks or backward_watchers:

@@ -34,7 +34,7 @@ class OpNode(Node):
 
     Note: a saved value is kept in its slot in one of two forms. The lean form, for
     the common case (no saved-tensor hooks, no forward-mode tangents, one output, a
-    tensor never written in place so far): an input as the Tensor itself, the
+    plain Tensor never written in place so far): an input as the Tensor itself, the
     node's own output as its array (with the output's version counter in
     `_out_version`), both saved at version 0. The general form is a `SavedTensor`
     (a list of them for a variadic op). A lean value becomes a `SavedTensor` on the
@@ -116,7 +116,11 @@ class OpNode(Node):
                 for i, name in save_inputs:
                     t = inputs[i]
                     counter = t._vc
-                    if t._inference or (counter is not None and counter.value):
+                    if (
+                        t._inference
+                        or (counter is not None and counter.value)
+                        or type(t) is not Tensor  # a Parameter or another subclass
+                    ):
                         # (SavedTensor raises for an inference tensor, as PyTorch does.)
                         setattr(self, slots[name], SavedTensor(t))
                     else:
@@ -329,7 +333,7 @@ class OpNode(Node):
     def _release(self) -> None:
         if self._holds:
             self._holds = None
-            for slot in self._prim.slots.values():
+            for slot in self._prim.slot_names:
                 setattr(self, slot, None)
 
 

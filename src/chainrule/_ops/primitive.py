@@ -134,6 +134,7 @@ class Primitive:
         self.ever_saved = frozenset().union(*self._reads)  # by some pattern of requires_grad
         # The node's slot for each value it may save.
         self.slots = {f: slot_name(f) for f in sorted(self.ever_saved)}
+        self.slot_names = tuple(self.slots.values())
         self.node_cls = node_class(name, self.ever_saved)
         for field in self.saveable:
             add_field(self.node_cls, field)

@@ -37,6 +37,7 @@ _add: Binary = Binary(
     tangent=lambda ts, p: _add.both(
         *tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha
     ),
+    array_rules=(lambda g, n: g, lambda g, n: g if n.alpha == 1 else None),
 )
 _subtract = scaled_binary_forward(np.subtract)
 _sub: Binary = Binary(
@@ -47,6 +48,7 @@ _sub: Binary = Binary(
     tangent=lambda ts, p: _sub.both(
         *tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha
     ),
+    array_rules=(lambda g, n: g, lambda g, n: _neg.on_arrays(g) if n.alpha == 1 else None),
 )
 _mul = Binary(
     binary_forward(np.multiply),
@@ -223,7 +225,7 @@ divide = true_divide = div
 
 # --- unary ------------------------------------------------------------------------
 
-_neg = Primitive(
+_neg: Primitive = Primitive(
     "NegBackward0", np.negative, grads=(lambda g, n: -g,), formulas=("-1",), tangent="linear"
 )
 

@@ -64,7 +64,8 @@ class OpNode(Node):
                 self._next = ((t._grad_fn, t._output_nr),)  # _gradient_edge, inline
             else:
                 self._next = (t._gradient_edge() if t._requires_grad else _NO_EDGE,)
-            self._input_meta = ((t._data.shape, t._data.dtype),)
+            d = t._data
+            self._input_meta = _shared_meta((d.shape, d.dtype))
             key: tuple[bool, ...] = _ONE_KEYS[t._requires_grad]
         elif n == 2:
             a, b = inputs
@@ -80,7 +81,7 @@ class OpNode(Node):
                 eb = b._gradient_edge() if b._requires_grad else _NO_EDGE
             self._next = (ea, eb)
             da, db = a._data, b._data
-            self._input_meta = ((da.shape, da.dtype), (db.shape, db.dtype))
+            self._input_meta = _shared_meta((da.shape, da.dtype, db.shape, db.dtype))
             key = _TWO_KEYS[a._requires_grad, b._requires_grad]
         else:
             edges: list[tuple[Node | None, int]] = []
@@ -387,6 +388,22 @@ def _materialize(
         else Tensor._make(np.zeros(shape, dtype))
         for g, (shape, dtype) in zip(grads, meta, strict=True)
     )
+
+
+# Input metadata tuples, shared by the nodes of inputs of one shapes and dtypes: a
+# node then keeps no tuples of its own for them (fewer objects for memory and for the
+# garbage collector to walk). Emptied when it grows large (shapes seen once).
+_metas: dict[tuple[Any, ...], tuple[tuple[tuple[int, ...], np.dtype], ...]] = {}
+
+
+def _shared_meta(key: tuple[Any, ...]) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
+    """`((shape, dtype), ...)` for `key` = (shape, dtype, shape, dtype, ...)."""
+    meta = _metas.get(key)
+    if meta is None:
+        if len(_metas) >= 4096:
+            _metas.clear()
+        meta = _metas[key] = tuple(zip(key[::2], key[1::2], strict=True))
+    return meta
 
 
 _node_classes: dict[str, type[OpNode]] = {}

@@ -56,6 +56,8 @@ Number = bool | int | float | np.number | np.bool_
 SavePlan = tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
 
 declared: weakref.WeakSet[Primitive] = weakref.WeakSet()  # every Primitive made, for tools
+# The parameters of every node of an op called without any (one dict for all; never changed).
+_NO_PARAMS: dict[str, Any] = {}
 
 
 def tracks(t: Tensor) -> bool:
@@ -195,7 +197,7 @@ class Primitive:
             for t in inputs:
                 if t._requires_grad:
                     result._requires_grad = True
-                    result._grad_fn = self.node_cls(self, inputs, params, (result,))
+                    result._grad_fn = self.node_cls(self, inputs, params or _NO_PARAMS, (result,))
                     break
         if self.view and np.may_share_memory(data, inputs[0]._data):
             _track_view(result, inputs[0], self, params)

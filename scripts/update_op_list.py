@@ -47,6 +47,8 @@ import chainrule.linalg  # noqa: E402
 import chainrule.nn.functional  # noqa: E402
 import chainrule.special  # noqa: E402
 
+chainrule._load_all()  # what it lists is defined where it is found loaded
+
 # --- what counts as an op ----------------------------------------------------------------
 
 # Public callables of the top-level `chainrule` namespace that are not ops.

@@ -98,7 +98,7 @@ def registry() -> dict[str, tuple[str, str]]:
     names: dict[str, tuple[str, str]] = {}
     for family in FAMILIES:
         for name in importlib.import_module(family).__all__:
-            names.setdefault(name, (family, name))
+            names[name] = (family, name)  # a later family wins, as star imports do
     for module, taken in SINGLE.items():
         for public, inner in taken.items():
             names[public] = (module, inner)

@@ -141,3 +141,12 @@ __getattr__, __dir__ = _lazy.package_loader(
 )
 
 __version__ = "0.1.0"
+
+
+def _load_all() -> None:
+    """Load everything that otherwise loads on first use: every public name and every
+    Tensor method (for tools that inspect the whole package, like the op list)."""
+    for name in __dir__():
+        globals().get(name) or __getattr__(name)
+    for name in dir(Tensor):
+        getattr(Tensor, name)

@@ -340,7 +340,7 @@ NAMES: dict[str, str] = {
     "vdot": "chainrule._ops.linalg",
     "vsplit": "chainrule._ops.shape",
     "vstack": "chainrule._ops.shape",
-    "where": "chainrule._ops.elementwise",
+    "where": "chainrule._ops.indexing",
     "xlogy": "chainrule._ops.elementwise",
 }
 

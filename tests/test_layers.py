@@ -70,7 +70,11 @@ def _resolve(module: str, node: ast.ImportFrom | ast.Import) -> list[str]:
 
 
 def _is_type_checking_block(node: ast.AST) -> bool:
-    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+    """`if TYPE_CHECKING:`, or `if TYPING:` (imports of modules loaded on first use)."""
+    return isinstance(node, ast.If) and ast.unparse(node.test).rpartition(".")[2] in (
+        "TYPE_CHECKING",
+        "TYPING",
+    )
 
 
 def _top_level_imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:

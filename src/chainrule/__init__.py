@@ -2,6 +2,9 @@
 
 `import chainrule as torch` runs PyTorch autograd code: tensors, the dynamic
 graph, `backward`, `autograd.grad`, custom Functions and grad modes.
+
+Importing it loads Tensor's core only; every other name (the ops, `nn`, `optim`, ...)
+loads the first time it is read (see `_lazy.py` and docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import builtins as _builtins
 
 from inspect import isfunction as _isfunction
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 from . import _dtype, _lazy, _public_names
@@ -65,6 +69,67 @@ from ._printing import get_printoptions, set_printoptions
 from ._size import Size
 from ._tensor import Tensor
 
+if _TYPE_CHECKING:  # what the type checker sees of the names loaded on first use
+    from . import viz
+    from . import (
+        _dtype,
+        autograd,
+        backends,
+        cuda,
+        linalg,
+        nn,
+        optim,
+        random,
+        serialization,
+        special,
+        utils,
+    )
+    from ._ops.elementwise import *  # noqa: F403
+    from ._ops.indexing import *  # noqa: F403
+    from ._ops.linalg import *  # noqa: F403
+    from ._ops.linalg.matrix_multiply import ger
+    from ._ops.reduction import *  # noqa: F403
+    from ._ops.shape import *  # noqa: F403
+    from ._ops.shape.views import (
+        broadcast_to,
+        concat,
+        concatenate,
+        narrow,
+        swapaxes,
+        swapdims,
+    )
+    from ._ops.special import *  # noqa: F403
+    from ._random_distributions import bernoulli, multinomial, normal
+    from ._random_factories import (
+        rand,
+        rand_like,
+        randint,
+        randint_like,
+        randn,
+        randn_like,
+        randperm,
+    )
+    from .nn.functional._activation_softmax import (
+        tensor_log_softmax as log_softmax,
+        tensor_softmax as softmax,
+    )
+    from .serialization import load, save
+    from .random import (
+        Generator,
+        default_generator,
+        get_rng_state,
+        initial_seed,
+        manual_seed,
+        seed,
+        set_rng_state,
+    )
+    from .autograd import (
+        is_anomaly_check_nan_enabled,
+        is_anomaly_enabled,
+        set_anomaly_enabled,
+    )
+    from .autograd.grad_mode import is_inference
+
 # Tensor's op methods and operators, from the table of them; each op family is imported
 # when a tensor first uses one of its methods (see _lazy.py).
 from ._tensor_methods import bind as _bind_tensor_methods
@@ -72,8 +137,8 @@ from ._tensor_methods import bind as _bind_tensor_methods
 _bind_tensor_methods()
 # `chainrule.autograd` binds these two once it is imported; until then, their first use
 # imports it.
-Tensor.backward = _lazy.LazyMember("chainrule.autograd", "_tensor_backward")  # type: ignore[method-assign,assignment]
-_autograd_node.Node.__call__ = _lazy.LazyMember("chainrule.autograd", "_node_call")  # type: ignore[method-assign,assignment]
+Tensor.backward = _lazy.LazyMember("chainrule.autograd", "_tensor_backward")  # type: ignore[method-assign]
+_autograd_node.Node.__call__ = _lazy.LazyMember("chainrule.autograd", "_node_call")  # type: ignore[method-assign]
 
 # Names that shadow Python builtins are bound last, so the imports above see the builtins.
 float = float32
@@ -147,6 +212,7 @@ def _load_all() -> None:
     """Load everything that otherwise loads on first use: every public name and every
     Tensor method (for tools that inspect the whole package, like the op list)."""
     for name in __dir__():
-        globals().get(name) or __getattr__(name)
+        if name not in globals():
+            __getattr__(name)
     for name in dir(Tensor):
         getattr(Tensor, name)

@@ -17,7 +17,13 @@ from collections.abc import Callable, Collection, Mapping
 from types import FunctionType
 from typing import Any
 
-__all__ = ["LazyMember", "LazyModule", "package_loader", "resolve"]
+__all__ = ["TYPING", "LazyMember", "LazyModule", "package_loader", "resolve"]
+
+# False when running; the type checker takes it as true (`always_true` in pyproject.toml),
+# so `if TYPING:` imports what a module loads on first use as ordinary imports, where
+# `if TYPE_CHECKING:` would make the checker analyse them later and fail to infer
+# the types of ops made by factories.
+TYPING = False
 
 
 def resolve(member: Any) -> Any:

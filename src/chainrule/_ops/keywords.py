@@ -14,15 +14,15 @@ import functools
 import inspect
 import warnings
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .._autograd import grad_mode
-from .._lazy import LazyModule
+from .._lazy import TYPING, LazyModule
 from .._tensor import Tensor
 
-if TYPE_CHECKING:
+if TYPING:
     from . import inplace
 else:  # only `out=` needs it, and it loads the op machinery
     inplace = LazyModule("chainrule._ops.inplace")

@@ -28,16 +28,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import FunctionType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .._lazy import LazyMember, LazyModule, resolve
+from .._lazy import TYPING, LazyMember, LazyModule, resolve
 from .._tensor import Tensor
 from .elementwise import ElementwiseMethods
 from .operators import OperatorMethods
 from .reduction_linalg import ReductionLinalgMethods
 from .shape_indexing import ShapeIndexingMethods
 
-if TYPE_CHECKING:
+if TYPING:
     from .._ops import keywords
 else:  # it loads the op machinery, which plain tensors do not need yet
     keywords = LazyModule("chainrule._ops.keywords")

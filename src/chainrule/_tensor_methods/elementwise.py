@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from .._lazy import TYPING, LazyModule
 
-from .._lazy import LazyModule
-
-if TYPE_CHECKING:
+if TYPING:
     from .._ops.elementwise import (
         arithmetic,
         binary_math,

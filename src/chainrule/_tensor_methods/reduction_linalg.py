@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from .._lazy import TYPING, LazyModule
 
-from .._lazy import LazyModule
-
-if TYPE_CHECKING:
+if TYPING:
     from .. import _random_distributions as distributions
     from .. import _random_samplers as samplers
     from .._ops.linalg import (

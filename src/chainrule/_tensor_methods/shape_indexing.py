@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import LazyModule
+from .._lazy import TYPING, LazyModule
 from .._tensor import Tensor
 
-if TYPE_CHECKING:
+if TYPING:
     from .. import _conversion as conversion
     from .. import _creation as creation
     from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes

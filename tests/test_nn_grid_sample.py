@@ -293,6 +293,9 @@ ERRORS: dict[str, Callable[[Any], Any]] = {
     "half_grid": lambda m: _gs(m, X, G, ("float32", "float16")),
     "integers": lambda m: _gs(m, X, G, ("int64", "int64")),
     "bools": lambda m: _gs(m, X, G, ("bool", "bool")),
+    "integer_input": lambda m: _gs(m, X, G, ("int64", "float32")),
+    "integer_grid": lambda m: _gs(m, X, G, ("float32", "int64")),
+    "integers_3d": lambda m: _gs(m, (1, 1, 2, 2, 2), (1, 1, 1, 1, 3), ("int64", "int64")),
     "batch": lambda m: _gs(m, X, (1, 3, 4, 2)),
     "last_dim": lambda m: _gs(m, X, (2, 3, 4, 1)),
     "three_dims": lambda m: _gs(m, (3, 4, 5), (3, 4, 2)),
@@ -347,6 +350,12 @@ RECORDED: dict[str, tuple[type[Exception], str]] = {
         NotImplementedError,
         "\"grid_sampler_2d_cpu_kernel_impl\" not implemented for 'Bool'",
     ),
+    "integer_input": (
+        NotImplementedError,
+        "\"grid_sampler_2d_cpu_kernel_impl\" not implemented for 'Long'",
+    ),
+    "integer_grid": (RuntimeError, "expected scalar type Float but found Long"),
+    "integers_3d": (NotImplementedError, "\"grid_sampler3d_cpu\" not implemented for 'Long'"),
     "batch": (
         RuntimeError,
         "grid_sampler(): expected grid and input to have same batch size, but got input with "

@@ -155,14 +155,12 @@ def _check_sampling(input: Tensor, grid: Tensor, mode: str, align_corners: Any) 
         )
     if k == 5 and mode == "bicubic":
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if input._data.dtype.kind != "f":
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if k == 4 else "grid_sampler3d_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input)}'")
     if grid._data.dtype != input._data.dtype:
         raise RuntimeError(
             f"expected scalar type {scalar_name(input)} but found {scalar_name(grid)}"
-        )
-    if input._data.dtype.kind != "f":
-        raise NotImplementedError(
-            f'"grid_sampler_{k - 2}d_cpu{"_kernel_impl" if k == 4 else ""}" not implemented '
-            f"for '{scalar_name(input)}'"
         )
 
 

@@ -135,6 +135,26 @@ def test_empty_batch_and_empty_output_as_torch(torch: Any) -> None:
         assert results[0] == results[1]
 
 
+@pytest.mark.parametrize("k", [2, 3])
+def test_non_finite_coordinates_as_torch(torch: Any, k: int) -> None:
+    """NaN and infinite coordinates read what PyTorch's kernels read (its 2-D and 3-D
+    kernels clamp NaN to opposite ends), quietly."""
+    x = np.arange(2.0**k).reshape(1, 1, *(2,) * k)
+    modes = MODES_2D if k == 2 else MODES_3D
+    for value in (float("nan"), float("inf"), -float("inf"), 1e10):
+        g = np.array([value, 0.3, -0.2][:k]).reshape(1, *(1,) * k, k)
+        for mode, padding in modes:
+            got = []
+            for m in (chainrule, torch):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    out = m.nn.functional.grid_sample(
+                        m.tensor(x), m.tensor(g), mode, padding, align_corners=False
+                    )
+                got.append(out.numpy())
+            np.testing.assert_allclose(*got, rtol=1e-12, err_msg=f"{value} {mode} {padding}")
+
+
 def test_affine_grid_then_grid_sample_matches_torch(torch: Any) -> None:
     """A spatial transformer: a grid from affine matrices, then sampling, differentiated
     twice in the matrices."""

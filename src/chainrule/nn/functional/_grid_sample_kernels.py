@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from ..._ops.quiet import quietly
+
 __all__: list[str] = []
 
 # Keys's cubic convolution with a = -0.75, as PyTorch's bicubic uses. Tap t in (-1, 0, 1, 2)
@@ -63,13 +65,19 @@ def _unnormalize(g: np.ndarray, size: int, align: bool, k: int) -> tuple[np.ndar
     return ((g + dt(1)) * dt(size) - dt(1)) / dt(2), scale
 
 
-def _clip(x: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Positions clipped into [0, size - 1] (NaN to 0); where they moved freely (1) or
-    not (0): the bounds themselves count as clipped, as in PyTorch."""
+def _clip(x: np.ndarray, size: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions clipped into [0, size - 1]; where they moved freely (1) or not (0): the
+    bounds themselves count as clipped, as in PyTorch. NaN becomes 0 in the 2-D kernel,
+    size - 1 in the 3-D one (their clamps compare in opposite orders)."""
     dt = x.dtype.type
-    low = np.where(x > 0, x, dt(0))
-    out = np.minimum(low, dt(size - 1))
-    return out, ((low != 0) & (out != dt(size - 1))).astype(x.dtype)
+    high = dt(size - 1)
+    if k == 2:
+        low = np.where(x > 0, x, dt(0))
+        out = np.minimum(low, high)
+    else:
+        low = np.where(x < 0, dt(0), x)
+        out = np.where(low < high, low, high)
+    return out, ((low != 0) & (out != high)).astype(x.dtype)
 
 
 def _reflect(x: np.ndarray, size: int, align: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -88,14 +96,16 @@ def _reflect(x: np.ndarray, size: int, align: bool) -> tuple[np.ndarray, np.ndar
     return np.where(flip, folded, extra) + low, sign
 
 
-def _pad(x: np.ndarray, size: int, padding: str, align: bool) -> tuple[np.ndarray, np.ndarray]:
+def _pad(
+    x: np.ndarray, size: int, padding: str, align: bool, k: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Padded positions and their derivative in the unpadded ones."""
     if padding == "zeros":
         return x, np.ones_like(x)
     if padding == "border":
-        return _clip(x, size)
+        return _clip(x, size, k)
     folded, sign = _reflect(x, size, align)
-    clipped, free = _clip(folded, size)
+    clipped, free = _clip(folded, size, k)
     return clipped, sign * free
 
 
@@ -115,9 +125,11 @@ def axis(g: np.ndarray, size: int, mode: str, padding: str, align: bool, k: int)
     if mode == "bicubic":  # padding moves each tap, not the point
         base = np.floor(x)
         frac, slope = x - base, np.full_like(x, scale)
-        taps = [_as_index(_pad(base + dt(t), size, padding, align)[0], size) for t in (-1, 0, 1, 2)]
+        taps = [
+            _as_index(_pad(base + dt(t), size, padding, align, k)[0], size) for t in (-1, 0, 1, 2)
+        ]
     else:
-        x, dx = _pad(x, size, padding, align)
+        x, dx = _pad(x, size, padding, align, k)
         slope = scale * dx
         if mode == "nearest":
             frac = np.zeros_like(x)
@@ -141,6 +153,7 @@ def axis(g: np.ndarray, size: int, mode: str, padding: str, align: bool, k: int)
     )
 
 
+@quietly  # PyTorch reads NaN and infinite coordinates without warnings
 def plan(
     grid: np.ndarray, size: tuple[int, ...], mode: str, padding: str, align: bool
 ) -> list[Axis]:
@@ -180,6 +193,7 @@ def gather(a: np.ndarray, index: np.ndarray, inside: np.ndarray) -> np.ndarray:
     return np.where(inside[:, None, :], values, values.dtype.type(0))
 
 
+@quietly
 def forward(a: np.ndarray, grid: np.ndarray, mode: str, padding: str, align: bool) -> np.ndarray:
     """The sampled output `(N, C, *out)` of input `(N, C, *size)` at `grid`."""
     n, c, *size_list = a.shape
@@ -193,11 +207,16 @@ def forward(a: np.ndarray, grid: np.ndarray, mode: str, padding: str, align: boo
     for taps in tap_product(axes):
         index, inside, weight = reads(axes, size, taps)
         term = gather(flat, index, inside) * weight[:, None, :]
+        if (
+            len(size) == 3
+        ):  # the 3-D kernel adds only the taps inside (a NaN weight outside is skipped)
+            term = np.where(inside[:, None, :], term, term.dtype.type(0))
         total = term if total is None else total + term
     assert total is not None
     return total.reshape(n, c, *out)
 
 
+@quietly
 def input_grad(
     g: np.ndarray,
     a_shape: tuple[int, ...],
@@ -225,6 +244,7 @@ def input_grad(
     return out.reshape(a_shape).astype(g.dtype)
 
 
+@quietly
 def grid_grad(
     g: np.ndarray, a: np.ndarray, grid: np.ndarray, mode: str, padding: str, align: bool
 ) -> np.ndarray:

@@ -82,14 +82,16 @@ def _make_backward(k: int) -> Primitive:
         inputs=("grad_output", "input", "grid"),
         grads=(_backward_grad_output, _backward_input, _backward_grid),
         formulas=(
-            "grid_sample(grad, grid), or the input's taps weighted by grad's turn of the grid",
-            "grad_output times grad's turn of the weights, added where each tap reads",
-            "the grid gradient of grid_sample(grad), or the weights' second derivatives",
+            "grid_sample(grad, grid); of the grid's gradient: Σ taps input · (grad · ∂weight/∂grid)",
+            "of the grid's gradient: grad_output · (grad · ∂weight/∂grid) added where taps read",
+            "the grid gradient of grid_sample(grad) at grad_output; of the grid's gradient: "
+            "Σ taps (grad_output · input) · ∂(grad · ∂weight/∂grid)/∂grid",
         ),
     )
 
 
 def _make_sampler(k: int) -> Primitive:
+    """k-D grid sampling of (input, grid); each rule is a node of its backward's op."""
     return Primitive(
         f"GridSampler{k}DBackward0",
         lambda a, grid, **p: kernels.forward(a, grid, p["mode"], p["padding"], p["align"]),

@@ -82,7 +82,8 @@ def _make_backward(k: int) -> Primitive:
         inputs=("grad_output", "input", "grid"),
         grads=(_backward_grad_output, _backward_input, _backward_grid),
         formulas=(
-            "grid_sample(grad, grid); of the grid's gradient: Σ taps input · (grad · ∂weight/∂grid)",
+            "grid_sample(grad, grid); of the grid's gradient: "
+            "Σ taps input · (grad · ∂weight/∂grid)",
             "of the grid's gradient: grad_output · (grad · ∂weight/∂grid) added where taps read",
             "the grid gradient of grid_sample(grad) at grad_output; of the grid's gradient: "
             "Σ taps (grad_output · input) · ∂(grad · ∂weight/∂grid)/∂grid",

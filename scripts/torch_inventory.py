@@ -155,7 +155,7 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
         "torch.linalg.lu", "lu_factor", "lu_factor_ex",
         "torch.linalg.lu_solve",                 # torch.special
                         # torch.nn.functional
-        "affine_grid", "fractional_max_pool*", "grid_sample",     ),
+    ),
 }
 # fmt: on
 

@@ -87,6 +87,8 @@ OUT: dict[str, frozenset[str]] = {
             "subtract", "sum", "svd", "take", "take_along_dim", "tan", "tanh",
             "tensordot", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
             "vstack", "where", "xlogy", "zeros",
+            "quantile",
+            "nanquantile",
         }
     ),
     "torch.linalg": frozenset(

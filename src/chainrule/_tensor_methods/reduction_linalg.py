@@ -13,7 +13,16 @@ from .._ops.linalg import (
     products,
     spectral,
 )
-from .._ops.reduction import extrema, logical, moments, product, scans, sorting, sum_mean
+from .._ops.reduction import (
+    extrema,
+    logical,
+    moments,
+    product,
+    quantiles,
+    scans,
+    sorting,
+    sum_mean,
+)
 from ..nn.functional import _activation_softmax as activation
 
 __all__ = ["ReductionLinalgMethods"]
@@ -52,6 +61,8 @@ class ReductionLinalgMethods:
     kthvalue = sorting.kthvalue
     median = sorting.median
     nanmedian = sorting.nanmedian
+    quantile = quantiles.quantile_method
+    nanquantile = quantiles.nanquantile_method
     cumsum = scans.cumsum
     cumsum_ = scans.cumsum_
     cumprod = scans.cumprod

@@ -8,17 +8,29 @@ moments      var, std, var_mean, std_mean
 scans        cumsum, cumprod, cummax, cummin, logcumsumexp, diff
 sorting      sort, argsort, msort, topk, kthvalue, median, nanmedian
 integration  trapezoid
+quantiles    quantile, nanquantile
 common       selecting along a dim, restoring reduced dims, argument errors
 """
 
 from __future__ import annotations
 
-from . import extrema, integration, logical, moments, product, scans, sorting, sum_mean
+from . import (
+    extrema,
+    integration,
+    logical,
+    moments,
+    product,
+    quantiles,
+    scans,
+    sorting,
+    sum_mean,
+)
 from .extrema import *  # noqa: F403
 from .integration import *  # noqa: F403
 from .logical import *  # noqa: F403
 from .moments import *  # noqa: F403
 from .product import *  # noqa: F403
+from .quantiles import *  # noqa: F403
 from .scans import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .sum_mean import *  # noqa: F403
@@ -29,6 +41,7 @@ __all__ = [
     *logical.__all__,
     *moments.__all__,
     *product.__all__,
+    *quantiles.__all__,
     *scans.__all__,
     *sorting.__all__,
     *sum_mean.__all__,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from .. import _random_distributions as distributions
 from .. import _random_samplers as samplers
 from .._ops.linalg import (
+    correlation,
     decompositions,
     exponential,
     geometry,
@@ -79,6 +80,8 @@ class ReductionLinalgMethods:
     mv = matrix_multiply.mv
     dot = matrix_multiply.dot
     outer = matrix_multiply.outer
+    cov = correlation.cov
+    corrcoef = correlation.corrcoef
     ger = matrix_multiply.outer
     inner = products.inner
     vdot = products.vdot

@@ -7,7 +7,8 @@ extrema      max, min, amax, amin, argmax, argmin, aminmax
 moments      var, std, var_mean, std_mean
 scans        cumsum, cumprod, cummax, cummin, logcumsumexp, diff
 sorting      sort, argsort, msort, topk, kthvalue, median, nanmedian
-integration  trapezoid
+integration  trapezoid, trapz, cumulative_trapezoid
+finite_differences  gradient
 quantiles    quantile, nanquantile
 common       selecting along a dim, restoring reduced dims, argument errors
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from . import (
     extrema,
+    finite_differences,
     integration,
     logical,
     moments,
@@ -26,6 +28,7 @@ from . import (
     sum_mean,
 )
 from .extrema import *  # noqa: F403
+from .finite_differences import *  # noqa: F403
 from .integration import *  # noqa: F403
 from .logical import *  # noqa: F403
 from .moments import *  # noqa: F403
@@ -37,6 +40,7 @@ from .sum_mean import *  # noqa: F403
 
 __all__ = [
     *extrema.__all__,
+    *finite_differences.__all__,
     *integration.__all__,
     *logical.__all__,
     *moments.__all__,

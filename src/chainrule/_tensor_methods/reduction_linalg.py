@@ -16,6 +16,7 @@ from .._ops.linalg import (
 )
 from .._ops.reduction import (
     extrema,
+    frequency,
     logical,
     moments,
     product,
@@ -64,6 +65,9 @@ class ReductionLinalgMethods:
     nanmedian = sorting.nanmedian
     quantile = quantiles.quantile_method
     nanquantile = quantiles.nanquantile_method
+    mode = frequency.mode
+    unique = frequency.unique
+    unique_consecutive = frequency.unique_consecutive
     cumsum = scans.cumsum
     cumsum_ = scans.cumsum_
     cumprod = scans.cumprod

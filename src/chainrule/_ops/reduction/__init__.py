@@ -9,6 +9,8 @@ scans        cumsum, cumprod, cummax, cummin, logcumsumexp, diff
 sorting      sort, argsort, msort, topk, kthvalue, median, nanmedian
 integration  trapezoid, trapz, cumulative_trapezoid
 finite_differences  gradient
+frequency    mode, unique, unique_consecutive
+introsort    the order PyTorch's unstable sorts leave ties in
 quantiles    quantile, nanquantile
 common       selecting along a dim, restoring reduced dims, argument errors
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 from . import (
     extrema,
     finite_differences,
+    frequency,
     integration,
     logical,
     moments,
@@ -29,6 +32,7 @@ from . import (
 )
 from .extrema import *  # noqa: F403
 from .finite_differences import *  # noqa: F403
+from .frequency import *  # noqa: F403
 from .integration import *  # noqa: F403
 from .logical import *  # noqa: F403
 from .moments import *  # noqa: F403
@@ -41,6 +45,7 @@ from .sum_mean import *  # noqa: F403
 __all__ = [
     *extrema.__all__,
     *finite_differences.__all__,
+    *frequency.__all__,
     *integration.__all__,
     *logical.__all__,
     *moments.__all__,

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["THRESHOLD", "introsort", "nan_last", "unstable_order"]
+__all__ = ["THRESHOLD", "introsort", "nan_last", "plain_less", "unstable_order"]
 
 THRESHOLD = 16  # runs this short are left to the final insertion sort
 
@@ -28,22 +28,32 @@ def nan_last(a: float, b: float) -> bool:
     return (a < b) or (math.isnan(b) and not math.isnan(a))
 
 
+def plain_less(a: float, b: float) -> bool:
+    """C++'s `<`: NaN is neither less nor greater than anything (mode sorts with it)."""
+    return a < b
+
+
 def unstable_order(a: np.ndarray, dim: int, less: Less = nan_last) -> np.ndarray:
     """Indices that sort `a` along `dim` as `std::sort` with `less` does (ascending)."""
     order = np.argsort(a, axis=dim, kind="stable")
-    if a.ndim == 0 or a.shape[dim] <= THRESHOLD:
+    if a.ndim == 0 or a.size == 0:
         return order
-    moved = np.moveaxis(a, dim, -1).reshape(-1, a.shape[dim])
+    n = a.shape[dim]
+    moved = np.moveaxis(a, dim, -1).reshape(-1, n)
     out = np.moveaxis(order, dim, -1).reshape(moved.shape).copy()
+    floating = a.dtype.kind in "fc"
     for row, keys in enumerate(moved):
         ranked = keys[out[row]]
-        same = ranked[1:] == ranked[:-1]
-        if ranked.dtype.kind in "fc":
-            same |= np.isnan(ranked[1:]) & np.isnan(ranked[:-1])
-        if same.any():  # ties: where they land depends on the algorithm
+        nan = np.isnan(ranked) if floating else np.zeros(n, bool)
+        # NaN under a plain `<` is unordered: insertion sort and quicksort both leave
+        # it where their steps happen to put it, so follow them.
+        redo = bool(nan.any()) and less is not nan_last
+        if n > THRESHOLD and not redo:
+            # ties: where equal keys land depends on the algorithm
+            redo = bool(((ranked[1:] == ranked[:-1]) | (nan[1:] & nan[:-1])).any())
+        if redo:
             out[row] = introsort(keys.tolist(), less)
-    shape = np.moveaxis(a, dim, -1).shape
-    return np.moveaxis(out.reshape(shape), -1, dim)
+    return np.moveaxis(out.reshape(np.moveaxis(a, dim, -1).shape), -1, dim)
 
 
 def introsort(keys: list[float], less: Less) -> list[int]:

@@ -89,6 +89,7 @@ OUT: dict[str, frozenset[str]] = {
             "vstack", "where", "xlogy", "zeros",
             "quantile",
             "nanquantile",
+            "mode",
         }
     ),
     "torch.linalg": frozenset(

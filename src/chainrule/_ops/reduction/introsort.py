@@ -12,7 +12,8 @@ insertion-sorted (stable): callers use NumPy's stable sort there.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ __all__ = ["THRESHOLD", "introsort", "nan_last", "plain_less", "unstable_order"]
 
 THRESHOLD = 16  # runs this short are left to the final insertion sort
 
-Less = Callable[[float, float], bool]
+Less = Callable[[Any, Any], bool]
 
 
 def nan_last(a: float, b: float) -> bool:
@@ -56,7 +57,7 @@ def unstable_order(a: np.ndarray, dim: int, less: Less = nan_last) -> np.ndarray
     return np.moveaxis(out.reshape(np.moveaxis(a, dim, -1).shape), -1, dim)
 
 
-def introsort(keys: list[float], less: Less) -> list[int]:
+def introsort(keys: Sequence[Any], less: Less) -> list[int]:
     """The positions of `keys` in the order libstdc++'s `std::sort` leaves them."""
     items = list(range(len(keys)))
     if len(items) > 1:

@@ -9,6 +9,7 @@ are gathered and interpolated. PyTorch finishes by reshaping its result in place
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,12 @@ from .sorting import sort_values
 __all__ = ["nanquantile", "quantile"]
 
 _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
+# How the modes that pick one of the sorted values round a fractional rank (half to even).
+_ROUNDING: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "lower": np.floor,
+    "higher": np.ceil,
+    "nearest": np.round,
+}
 _SIGNATURES = (
     "Tensor input, Tensor q, int dim = None, bool keepdim = False, *, "
     'str interpolation = "linear", Tensor out = None',
@@ -152,9 +159,7 @@ def _compute(
     sorted = view(sorted, *shape, sorted._data.shape[-1])
     ranks = _ranks(sorted, q, ignore_nan)
     if interpolation in ("lower", "higher", "nearest"):
-        ranks = Tensor._make(
-            {"lower": np.floor, "higher": np.ceil, "nearest": np.round}[interpolation](ranks._data)
-        )
+        ranks = Tensor._make(_ROUNDING[interpolation](ranks._data))
     below = ranks.long()
     values = gather(sorted, -1, below)
     if interpolation in ("linear", "midpoint"):

@@ -24,7 +24,7 @@ from ..shape.combining import broadcast_tensors
 from ..shape.views import flatten, transpose, unsqueeze, view
 from .common import bind, invalid_arguments
 from .introsort import unstable_order
-from .sorting import sort_values
+from .sorting import sort_values, stable_order
 
 __all__ = ["nanquantile", "quantile"]
 
@@ -111,8 +111,13 @@ def _check(input: Tensor, q: Tensor, interpolation: str) -> None:
 
 
 def _sort(input: Tensor) -> Tensor:
-    """`input.sort().values`, ties in the order PyTorch's kernel leaves them."""
-    return sort_values(input, unstable_order(input._data, -1), -1)
+    """`input.sort().values`, ties in the order PyTorch's kernel leaves them: that order
+    decides which of equal entries a gradient reaches (the values are the same anyway)."""
+    if input.requires_grad:
+        order = unstable_order(input._data, -1)
+    else:
+        order = stable_order(input._data, -1, descending=False)
+    return sort_values(input, order, -1)
 
 
 def _sorted_last(input: Tensor, dim: int | None) -> Tensor:

@@ -428,7 +428,7 @@ class TensorSurface:
     def nanmedian(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.nanmedian
     def quantile(self, *args: Any, **kwargs: Any) -> Tensor: ...  # quantiles.quantile_method
     def nanquantile(self, *args: Any, **kwargs: Any) -> Tensor: ...  # quantiles.nanquantile_method
-    def mode(self, dim: _builtins.int = ..., keepdim: _builtins.bool = ...) -> Any: ...  # frequency.mode
+    def mode(self, *args: Any, **kwargs: Any) -> Any: ...  # frequency.mode_method
     def unique(self, sorted: _builtins.bool = ..., return_inverse: _builtins.bool = ..., return_counts: _builtins.bool = ..., dim: _builtins.int | None = ...) -> Any: ...  # frequency.unique
     def unique_consecutive(self, return_inverse: _builtins.bool = ..., return_counts: _builtins.bool = ..., dim: _builtins.int | None = ...) -> Any: ...  # frequency.unique_consecutive
     def cumsum(self, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumsum

@@ -65,7 +65,7 @@ class ReductionLinalgMethods:
     nanmedian = sorting.nanmedian
     quantile = quantiles.quantile_method
     nanquantile = quantiles.nanquantile_method
-    mode = frequency.mode
+    mode = frequency.mode_method
     unique = frequency.unique
     unique_consecutive = frequency.unique_consecutive
     cumsum = scans.cumsum

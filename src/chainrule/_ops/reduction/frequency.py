@@ -16,7 +16,7 @@ import numpy as np
 from ... import return_types
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim
-from .common import check_int_dim, index_tensor, selecting
+from .common import bind, check_int_dim, index_tensor, selecting
 from .introsort import introsort, plain_less, unstable_order
 
 __all__ = ["mode", "unique", "unique_consecutive"]
@@ -44,9 +44,33 @@ def _mode_index(a: np.ndarray, d: int) -> np.ndarray:
     return np.moveaxis(index, -1, d)
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
-    """The most frequent value along `dim` (the smallest if several are) and an index of it."""
-    d = wrap_dim(check_int_dim("mode", dim, 2), input.ndim)
+def _mode(input: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any], first: int) -> Any:
+    """mode's arguments read as PyTorch's parser reads them (`first`: dim's position)."""
+    params = bind(args, kwargs, ("dim", "keepdim"), {"dim", "keepdim"})
+    if params is None:
+        raise TypeError(f"mode() takes at most {first + 1} arguments ({len(args) + first} given)")
+    dim = params.get("dim", -1)
+    if isinstance(dim, bool) or not isinstance(dim, int | np.integer):
+        where = "" if "dim" in kwargs else f" (position {first})"
+        raise TypeError(f"mode(): argument 'dim'{where} must be int, not {type(dim).__name__}")
+    return _mode_of(input, wrap_dim(int(dim), input.ndim), bool(params.get("keepdim", False)))
+
+
+def mode(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """`mode(input, dim=-1, keepdim=False)`: the most frequent value along `dim` (the
+    smallest if several are) and an index of it."""
+    return _mode(input, args, kwargs, first=2)
+
+
+def mode_method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """`x.mode(dim=-1, keepdim=False)`, as `mode`."""
+    return _mode(self, args, kwargs, first=1)
+
+
+mode_method.__name__ = mode_method.__qualname__ = "mode"
+
+
+def _mode_of(input: Tensor, d: int, keepdim: bool) -> Any:
     if input.ndim == 0:
         index = np.zeros((), np.int64)
         return return_types.mode((_mode_values(input, index, 0), Tensor._make(index)))

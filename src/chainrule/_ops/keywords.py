@@ -92,6 +92,9 @@ OUT: dict[str, frozenset[str]] = {
             "subtract", "sum", "svd", "take", "take_along_dim", "tan", "tanh",
             "tensordot", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
             "vstack", "where", "xlogy", "zeros",
+            "quantile",
+            "nanquantile",
+            "mode",
         }
     ),
     "torch.linalg": frozenset(

@@ -6,9 +6,14 @@ from __future__ import annotations
 from .._lazy import TYPING, LazyModule
 
 if TYPING:
-    from .. import _random_distributions as distributions
-    from .. import _random_samplers as samplers
+    from .. import (
+        _random_distributions as distributions,
+    )
+    from .. import (
+        _random_samplers as samplers,
+    )
     from .._ops.linalg import (
+        correlation,
         decompositions,
         exponential,
         geometry,
@@ -16,7 +21,17 @@ if TYPING:
         products,
         spectral,
     )
-    from .._ops.reduction import extrema, logical, moments, product, scans, sorting, sum_mean
+    from .._ops.reduction import (
+        extrema,
+        frequency,
+        logical,
+        moments,
+        product,
+        quantiles,
+        scans,
+        sorting,
+        sum_mean,
+    )
     from ..nn.functional import _activation_softmax as activation
 else:  # each family is imported when one of its methods is first used (_lazy.py)
     distributions = LazyModule("chainrule._random_distributions")
@@ -35,6 +50,9 @@ else:  # each family is imported when one of its methods is first used (_lazy.py
     sorting = LazyModule("chainrule._ops.reduction.sorting")
     sum_mean = LazyModule("chainrule._ops.reduction.sum_mean")
     activation = LazyModule("chainrule.nn.functional._activation_softmax")
+    correlation = LazyModule("chainrule._ops.linalg.correlation")
+    frequency = LazyModule("chainrule._ops.reduction.frequency")
+    quantiles = LazyModule("chainrule._ops.reduction.quantiles")
 
 __all__ = ["ReductionLinalgMethods"]
 
@@ -72,6 +90,11 @@ class ReductionLinalgMethods:
     kthvalue = sorting.kthvalue
     median = sorting.median
     nanmedian = sorting.nanmedian
+    quantile = quantiles.quantile_method
+    nanquantile = quantiles.nanquantile_method
+    mode = frequency.mode_method
+    unique = frequency.unique
+    unique_consecutive = frequency.unique_consecutive
     cumsum = scans.cumsum
     cumsum_ = scans.cumsum_
     cumprod = scans.cumprod
@@ -88,6 +111,8 @@ class ReductionLinalgMethods:
     mv = matrix_multiply.mv
     dot = matrix_multiply.dot
     outer = matrix_multiply.outer
+    cov = correlation.cov
+    corrcoef = correlation.corrcoef
     ger = matrix_multiply.outer
     inner = products.inner
     vdot = products.vdot

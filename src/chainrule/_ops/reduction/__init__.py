@@ -7,28 +7,50 @@ extrema      max, min, amax, amin, argmax, argmin, aminmax
 moments      var, std, var_mean, std_mean
 scans        cumsum, cumprod, cummax, cummin, logcumsumexp, diff
 sorting      sort, argsort, msort, topk, kthvalue, median, nanmedian
-integration  trapezoid
+integration  trapezoid, trapz, cumulative_trapezoid
+finite_differences  gradient
+frequency    mode, unique, unique_consecutive
+introsort    the order PyTorch's unstable sorts leave ties in
+quantiles    quantile, nanquantile
 common       selecting along a dim, restoring reduced dims, argument errors
 """
 
 from __future__ import annotations
 
-from . import extrema, integration, logical, moments, product, scans, sorting, sum_mean
+from . import (
+    extrema,
+    finite_differences,
+    frequency,
+    integration,
+    logical,
+    moments,
+    product,
+    quantiles,
+    scans,
+    sorting,
+    sum_mean,
+)
 from .extrema import *  # noqa: F403
+from .finite_differences import *  # noqa: F403
+from .frequency import *  # noqa: F403
 from .integration import *  # noqa: F403
 from .logical import *  # noqa: F403
 from .moments import *  # noqa: F403
 from .product import *  # noqa: F403
+from .quantiles import *  # noqa: F403
 from .scans import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .sum_mean import *  # noqa: F403
 
 __all__ = [
     *extrema.__all__,
+    *finite_differences.__all__,
+    *frequency.__all__,
     *integration.__all__,
     *logical.__all__,
     *moments.__all__,
     *product.__all__,
+    *quantiles.__all__,
     *scans.__all__,
     *sorting.__all__,
     *sum_mean.__all__,

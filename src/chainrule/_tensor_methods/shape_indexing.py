@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from .. import _conversion as conversion
 from .. import _creation as creation
 from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
+from .._ops.indexing import reduce_into
 from .._ops.shape import combining, diagonals, rearrange, splitting, views
 from .._tensor import Tensor
 
@@ -121,6 +122,8 @@ class ShapeIndexingMethods:
     scatter_ = gather_scatter.scatter_
     scatter_add = gather_scatter.scatter_add
     scatter_add_ = gather_scatter.scatter_add_
+    scatter_reduce = reduce_into.scatter_reduce
+    scatter_reduce_ = reduce_into.scatter_reduce_
     index_select = gather_scatter.index_select
     index_add = gather_scatter.index_add
     index_add_ = gather_scatter.index_add_
@@ -128,6 +131,8 @@ class ShapeIndexingMethods:
     index_copy_ = gather_scatter.index_copy_
     index_fill = gather_scatter.index_fill
     index_fill_ = gather_scatter.index_fill_
+    index_reduce = reduce_into.index_reduce
+    index_reduce_ = reduce_into.index_reduce_
     index_put = masked.index_put
     index_put_ = masked.index_put_
     masked_fill = masked.masked_fill

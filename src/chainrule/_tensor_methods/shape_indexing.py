@@ -117,6 +117,8 @@ class ShapeIndexingMethods:
     unbind = getitem.unbind
     take = take_along.take
     take_along_dim = take_along.take_along_dim
+    put = take_along.put
+    put_ = take_along.put_
     gather = gather_scatter.gather
     scatter = gather_scatter.scatter
     scatter_ = gather_scatter.scatter_

@@ -344,7 +344,7 @@ def _warn_beta() -> None:
         warnings.warn(
             "index_reduce() is in beta and the API may change at any time.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,  # past the keyword wrapper, at the caller
         )
 
 

@@ -70,8 +70,12 @@ def _scatter_line(reduce: str, include: bool) -> Op:
         return x.scatter_reduce(0, lib(x).tensor(SCATTER_IDX), s, reduce, include_self=include)
 
     suffix = "" if include else "_exclude_self"
-    return Op(f"scatter_reduce_{reduce}{suffix}", fn, _scatter_reduce_ref(reduce, include),
-              (((3, 4), (2, 4)),))
+    return Op(
+        f"scatter_reduce_{reduce}{suffix}",
+        fn,
+        _scatter_reduce_ref(reduce, include),
+        (((3, 4), (2, 4)),),
+    )
 
 
 def _index_line(reduce: str, include: bool) -> Op:

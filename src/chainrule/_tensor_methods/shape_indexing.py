@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING
 
 from .. import _conversion as conversion
 from .. import _creation as creation
-from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
-from .._ops.indexing import reduce_into
+from .._ops.indexing import gather_scatter, getitem, masked, reduce_into, take_along, writes
 from .._ops.shape import combining, diagonals, rearrange, splitting, views
 from .._tensor import Tensor
 

@@ -106,9 +106,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     if n == 0 and idx.size:
         raise IndexError("put_(): Tried to put elements into an empty tensor")
     _check_flat_bounds(idx, n)
-    return _put(
-        input, index, source, accumulate=bool(accumulate), source_sizes=source._data.shape
-    )
+    return _put(input, index, source, accumulate=bool(accumulate), source_sizes=source._data.shape)
 
 
 put_ = inplace_method("put_", put)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .. import _conversion as conversion
 from .. import _creation as creation
 from .._ops.indexing import gather_scatter, getitem, masked, reduce_into, take_along, writes
-from .._ops.shape import combining, diagonals, rearrange, splitting, views
+from .._ops.shape import combining, diagonals, rearrange, scatters, splitting, strided, views
 from .._tensor import Tensor
 
 __all__ = ["ShapeIndexingMethods"]
@@ -40,6 +40,10 @@ class ShapeIndexingMethods:
     movedim = rearrange.movedim
     moveaxis = rearrange.moveaxis
     narrow = views.narrow
+    as_strided = strided.as_strided
+    as_strided_ = strided.as_strided_
+    as_strided_scatter = strided.as_strided_scatter
+    unfold = strided.unfold
     clone = views.clone
     contiguous = views.contiguous
     if TYPE_CHECKING:  # (what mypy infers for property(f) is Any)
@@ -82,6 +86,10 @@ class ShapeIndexingMethods:
     tril_ = diagonals.tril_
     triu = diagonals.triu
     triu_ = diagonals.triu_
+    diagonal_scatter = scatters.diagonal_scatter
+    select_scatter = scatters.select_scatter
+    slice_scatter = scatters.slice_scatter
+    fill_diagonal_ = strided.fill_diagonal_
 
     # --- dtype conversion ------------------------------------------------------------------
     to = views.to

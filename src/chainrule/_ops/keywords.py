@@ -87,7 +87,7 @@ OUT: dict[str, frozenset[str]] = {
             "subtract", "sum", "svd", "take", "take_along_dim", "tan", "tanh",
             "tensordot", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
             "vstack", "where", "xlogy", "zeros",
-            "scatter_reduce", "index_reduce",
+            "scatter_reduce", "index_reduce", "slice_scatter",
         }
     ),
     "torch.linalg": frozenset(

@@ -90,8 +90,35 @@ def _as_strided_grad(g: Tensor, n: Any) -> Tensor:
     return grad.reshape(n.self_sizes)
 
 
-def _as_strided_forward(a: np.ndarray, size: Any, stride: Any, shift: int, **_: Any) -> Any:
-    return strided_view(a, size, stride, shift)
+def _as_strided_forward(
+    a: np.ndarray, size: Any, stride: Any, shift: int, self_strides: Any, **_: Any
+) -> Any:
+    if _strides.of(a) == tuple(self_strides) and _inside_memory(a, size, stride, shift):
+        return strided_view(a, size, stride, shift)
+    return _read_as_input(a, size, stride, shift, self_strides)
+
+
+def _inside_memory(a: np.ndarray, size: Any, stride: Any, shift: int) -> bool:
+    """Whether the places the view reads lie in the memory `a` is a view of."""
+    owner: Any = a
+    while isinstance(owner.base, np.ndarray | _Memory):
+        owner = owner.base if isinstance(owner.base, np.ndarray) else owner.base.base
+    low = owner.__array_interface__["data"][0]
+    high = low + _extent(owner.shape, _strides.of(owner)) * owner.itemsize
+    start = a.__array_interface__["data"][0] + shift * a.itemsize
+    return low <= start and start + _extent(size, stride) * a.itemsize <= high
+
+
+def _read_as_input(a: np.ndarray, size: Any, stride: Any, shift: int, self_strides: Any) -> Any:
+    """The view of a tensor shaped like the input but laid out otherwise (a gradient, an
+    expanded one): its elements placed as the input's were, memory it does not cover read
+    as zeros."""
+    start = max(0, -shift)
+    places = _positions(a.shape, self_strides, start)
+    length = max(int(places.max(initial=-1)) + 1, start + shift + _extent(size, stride))
+    memory = np.zeros(length, a.dtype)
+    memory[places] = a
+    return strided_view(memory, size, stride, start + shift)
 
 
 _as_strided = Primitive(

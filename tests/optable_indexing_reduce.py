@@ -88,21 +88,27 @@ def _index_line(reduce: str, include: bool) -> Op:
         return _index_reduce_ref(reduce, include, 0 if x.shape[0] == 3 else 1)(x, s)
 
     suffix = "" if include else "_exclude_self"
-    return Op(f"index_reduce_{reduce}{suffix}", fn, ref, (((3, 4), (3, 4)), ((2, 3), (2, 3))))
+    return Op(
+        f"index_reduce_{reduce}{suffix}",
+        fn,
+        ref,
+        (((3, 4), (3, 4)), ((2, 3), (2, 3))),
+        forward_ad=False,
+    )
 
 
 # fmt: off
 OPS: tuple[Op, ...] = (
     *(_scatter_line(r, inc) for r in _NP_REDUCE for inc in (True, False)),
     Op("scatter_reduce_", lambda x, s: (x * 1).scatter_reduce_(
-        0, lib(x).tensor(SCATTER_IDX), s, "prod", include_self=False),
-       _scatter_reduce_ref("prod", False), (((3, 4), (2, 4)),)),
+        0, lib(x).tensor(SCATTER_IDX), s, "mean", include_self=False),
+       _scatter_reduce_ref("mean", False), (((3, 4), (2, 4)),)),
     Op("scatter_reduce_fn", lambda x, s: lib(x).scatter_reduce(
         x, 0, lib(x).tensor(SCATTER_IDX), s, reduce="mean"),
        _scatter_reduce_ref("mean", True), (((3, 4), (2, 4)),)),
     *(_index_line(r, inc) for r in ("prod", "mean", "amax", "amin") for inc in (True, False)),
     Op("index_reduce_", lambda x, s: (x * 1).index_reduce_(0, lib(x).tensor(INDEX_IDX), s, "amax"),
-       _index_reduce_ref("amax", True, 0), (((3, 4), (3, 4)),)),
+       _index_reduce_ref("amax", True, 0), (((3, 4), (3, 4)),), forward_ad=False),
     Op("put", lambda x, s: x.put(lib(x).tensor([[0, 5], [-2, 1]]), s),
        lambda x, s: _assigned_flat(x, [0, 5, -2, 1], s), (((2, 3), (2, 2)), ((2, 3), (4,)))),
     Op("put_accumulate", lambda x, s: lib(x).put(x, lib(x).tensor(FLAT_IDX), s, True),

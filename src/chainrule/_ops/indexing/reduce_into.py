@@ -19,6 +19,7 @@ from ..._autograd import grad_mode
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..elementwise.conditional import where
+from ..forward_mode import unsupported
 from ..primitive import Primitive
 from .common import INT_INDEX, inplace_method
 from .gather_scatter import _check_gather_like, _check_source, _vector_dim, _vector_index
@@ -331,6 +332,7 @@ _index_reduce = Primitive(
         "grad · ∂ {reduce}(self, source at index along dim {dim}) / ∂ source",
     ),
     layout=_strides.contiguous_array,
+    tangent=unsupported("index_reduce"),
 )
 
 _warned = False

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ... import _strides
+from ..._autograd import tangents as _tangents
 from ..._tensor import Tensor
 from ..inplace import check_writable
 from ..primitive import Primitive, wrap_dim
@@ -225,18 +226,21 @@ def as_strided_(
     sizes, strides, offset = _geometry(self, size, stride, storage_offset)
     check_writable(self)
     params = _params(self, sizes, strides, offset)
+
+    def as_strided_view(t: Tensor) -> Tensor:
+        return _as_strided_inplace(t, **params)
+
     alias = Tensor._make(self._data, self._requires_grad, self._grad_fn, self._output_nr)
     new = _as_strided_inplace(alias, **params)
+    tangent = _tangents.tangent_of(self) if _tangents._active else None
     self._data = new._data
+    if tangent is not None:  # the tangent takes the new geometry too
+        _tangents.set_tangent(self, _tangents._without_push(lambda: as_strided_view(tangent)))
     if new._grad_fn is not None:
         self._grad_fn, self._output_nr = new._grad_fn, 0
     view_fn = self._view_fn
     if view_fn is not None:  # how the view is made again from its base: then restrided
-
-        def remade(base: Tensor) -> Tensor:
-            return _as_strided_inplace(view_fn(base), **params)
-
-        self._view_fn = remade
+        self._view_fn = lambda base: as_strided_view(view_fn(base))
     self._version_counter.value += 1  # new geometry, same values: no view needs a new node
     return self
 

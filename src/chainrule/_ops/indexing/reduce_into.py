@@ -22,7 +22,13 @@ from ..elementwise.conditional import where
 from ..forward_mode import unsupported
 from ..primitive import Primitive
 from .common import INT_INDEX, inplace_method
-from .gather_scatter import _check_gather_like, _check_source, _vector_dim, _vector_index
+from .gather_scatter import (
+    _check_gather_like,
+    _check_source,
+    _coords,
+    _vector_dim,
+    _vector_index,
+)
 
 __all__ = ["index_reduce", "scatter_reduce"]
 
@@ -69,12 +75,6 @@ def _reduce_into(
 
 
 # --- scatter_reduce -------------------------------------------------------------------------
-
-
-def _coords(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
-    grid: list[np.ndarray] = list(np.indices(index.shape, sparse=True))
-    grid[dim] = index
-    return tuple(grid)
 
 
 def _scatter_reduce_forward(

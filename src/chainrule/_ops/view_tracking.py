@@ -93,7 +93,9 @@ def regenerate_view_node(view: Tensor) -> None:
     assert base is not None and view_fn is not None
     # laid out as the base is, for views by strides (as_strided) to read the same places
     positions = Tensor._make(
-        _strides.copy(np.arange(base._data.size).reshape(base._data.shape), _strides.of(base._data))
+        _strides.copy(
+            np.arange(base._data.size).reshape(base._data.shape), _strides.preserving(base._data)
+        )
     )
     with grad_mode.no_grad(), tangents._no_push():
         key = np.unravel_index(view_fn(positions)._data, base._data.shape)

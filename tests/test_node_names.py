@@ -26,6 +26,12 @@ SHARED = {
         "chainrule/_ops/linalg/matrix_multiply.py",
         "chainrule/_ops/reduction/quantiles.py",
     },
+    # PyTorch gives this node both to as_strided and to a view remade after an in-place
+    # write to its base; the remade one gathers the view's places from the base.
+    "AsStridedBackward0": {
+        "chainrule/_ops/shape/strided.py",
+        "chainrule/_ops/view_tracking.py",
+    },
     # PyTorch's one node for every op without a derivative; each op's node names the op
     # in the error it raises when backward reaches it.
     "torch::autograd::NotImplemented": {

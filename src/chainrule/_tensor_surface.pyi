@@ -313,6 +313,10 @@ class TensorSurface:
     def movedim(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.movedim
     def moveaxis(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.moveaxis
     def narrow(self, dim: _builtins.int, start: _builtins.int, length: _builtins.int) -> Tensor: ...  # views.narrow
+    def as_strided(self, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided
+    def as_strided_(self, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided_
+    def as_strided_scatter(self, src: Tensor, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided_scatter
+    def unfold(self, dimension: _builtins.int, size: _builtins.int, step: _builtins.int) -> Tensor: ...  # strided.unfold
     def clone(self, *, memory_format: Any = ...) -> Tensor: ...  # views.clone
     def contiguous(self, memory_format: Any = ...) -> Tensor: ...  # views.contiguous
     @property
@@ -342,6 +346,10 @@ class TensorSurface:
     def tril_(self, diagonal: _builtins.int = ...) -> Tensor: ...  # diagonals.tril_
     def triu(self, diagonal: _builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.triu
     def triu_(self, diagonal: _builtins.int = ...) -> Tensor: ...  # diagonals.triu_
+    def diagonal_scatter(self, src: Tensor, offset: _builtins.int = ..., dim1: _builtins.int = ..., dim2: _builtins.int = ...) -> Tensor: ...  # scatters.diagonal_scatter
+    def select_scatter(self, src: Tensor, dim: _builtins.int, index: _builtins.int) -> Tensor: ...  # scatters.select_scatter
+    def slice_scatter(self, src: Tensor, dim: _builtins.int = ..., start: _builtins.int | None = ..., end: _builtins.int | None = ..., step: _builtins.int = ...) -> Tensor: ...  # scatters.slice_scatter
+    def fill_diagonal_(self, fill_value: Any, wrap: _builtins.bool = ...) -> Tensor: ...  # strided.fill_diagonal_
     def to(self, *args: Any, **kwargs: Any) -> Tensor: ...  # views.to
     def type_as(self, other: Tensor) -> Tensor: ...  # views.type_as
     def float(self, memory_format: Any = ...) -> Tensor: ...  # views.to_float
@@ -370,11 +378,15 @@ class TensorSurface:
     def unbind(self, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # getitem.unbind
     def take(self, index: Tensor) -> Tensor: ...  # take_along.take
     def take_along_dim(self, indices: Tensor, dim: _builtins.int | None = ...) -> Tensor: ...  # take_along.take_along_dim
+    def put(self, index: Tensor, source: Tensor, accumulate: _builtins.bool = ...) -> Tensor: ...  # take_along.put
+    def put_(self, /, index: Tensor, source: Tensor, accumulate: _builtins.bool = ...) -> Tensor: ...  # take_along.put_
     def gather(self, dim: _builtins.int, index: Tensor, *, sparse_grad: _builtins.bool = ...) -> Tensor: ...  # gather_scatter.gather
     def scatter(self, dim: _builtins.int, index: Tensor, src: Any = ..., *, value: Any = ..., reduce: _builtins.str | None = ...) -> Tensor: ...  # gather_scatter.scatter
     def scatter_(self, /, dim: _builtins.int, index: Tensor, src: Any = ..., *, value: Any = ..., reduce: _builtins.str | None = ...) -> Tensor: ...  # gather_scatter.scatter_
     def scatter_add(self, dim: _builtins.int, index: Tensor, src: Tensor) -> Tensor: ...  # gather_scatter.scatter_add
     def scatter_add_(self, /, dim: _builtins.int, index: Tensor, src: Tensor) -> Tensor: ...  # gather_scatter.scatter_add_
+    def scatter_reduce(self, dim: _builtins.int, index: Tensor, src: Tensor, reduce: _builtins.str, *, include_self: _builtins.bool = ...) -> Tensor: ...  # reduce_into.scatter_reduce
+    def scatter_reduce_(self, /, dim: _builtins.int, index: Tensor, src: Tensor, reduce: _builtins.str, *, include_self: _builtins.bool = ...) -> Tensor: ...  # reduce_into.scatter_reduce_
     def index_select(self, dim: _builtins.int, index: Tensor) -> Tensor: ...  # gather_scatter.index_select
     def index_add(self, dim: _builtins.int, index: Tensor, source: Tensor, *, alpha: Any = ...) -> Tensor: ...  # gather_scatter.index_add
     def index_add_(self, /, dim: _builtins.int, index: Tensor, source: Tensor, *, alpha: Any = ...) -> Tensor: ...  # gather_scatter.index_add_
@@ -382,6 +394,8 @@ class TensorSurface:
     def index_copy_(self, /, dim: _builtins.int, index: Tensor, source: Tensor) -> Tensor: ...  # gather_scatter.index_copy_
     def index_fill(self, dim: _builtins.int, index: Tensor, value: Any) -> Tensor: ...  # gather_scatter.index_fill
     def index_fill_(self, /, dim: _builtins.int, index: Tensor, value: Any) -> Tensor: ...  # gather_scatter.index_fill_
+    def index_reduce(self, dim: _builtins.int, index: Tensor, source: Tensor, reduce: _builtins.str, *, include_self: _builtins.bool = ...) -> Tensor: ...  # reduce_into.index_reduce
+    def index_reduce_(self, /, dim: _builtins.int, index: Tensor, source: Tensor, reduce: _builtins.str, *, include_self: _builtins.bool = ...) -> Tensor: ...  # reduce_into.index_reduce_
     def index_put(self, indices: _typing.Sequence[Tensor], values: Tensor, accumulate: _builtins.bool = ...) -> Tensor: ...  # masked.index_put
     def index_put_(self, /, indices: _typing.Sequence[Tensor], values: Tensor, accumulate: _builtins.bool = ...) -> Tensor: ...  # masked.index_put_
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor: ...  # masked.masked_fill

@@ -95,6 +95,7 @@ OUT: dict[str, frozenset[str]] = {
             "quantile",
             "nanquantile",
             "mode",
+            "scatter_reduce", "index_reduce", "slice_scatter",
         }
     ),
     "torch.linalg": frozenset(

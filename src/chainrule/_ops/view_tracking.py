@@ -91,7 +91,12 @@ def regenerate_view_node(view: Tensor) -> None:
     """Make `view`'s grad_fn take its elements from its base's current place in the graph."""
     base, view_fn = view._base, view._view_fn
     assert base is not None and view_fn is not None
-    positions = Tensor._make(np.arange(base._data.size).reshape(base._data.shape))
+    # laid out as the base is, for views by strides (as_strided) to read the same places
+    positions = Tensor._make(
+        _strides.copy(
+            np.arange(base._data.size).reshape(base._data.shape), _strides.preserving(base._data)
+        )
+    )
     with grad_mode.no_grad(), tangents._no_push():
         key = np.unravel_index(view_fn(positions)._data, base._data.shape)
     with grad_mode.enable_grad(), tangents._no_push():

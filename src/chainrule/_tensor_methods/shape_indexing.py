@@ -11,8 +11,8 @@ from .._tensor import Tensor
 if TYPING:
     from .. import _conversion as conversion
     from .. import _creation as creation
-    from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
-    from .._ops.shape import combining, diagonals, rearrange, splitting, views
+    from .._ops.indexing import gather_scatter, getitem, masked, reduce_into, take_along, writes
+    from .._ops.shape import combining, diagonals, rearrange, scatters, splitting, strided, views
 else:  # each family is imported when one of its methods is first used (_lazy.py)
     conversion = LazyModule("chainrule._conversion")
     creation = LazyModule("chainrule._creation")
@@ -26,6 +26,9 @@ else:  # each family is imported when one of its methods is first used (_lazy.py
     rearrange = LazyModule("chainrule._ops.shape.rearrange")
     splitting = LazyModule("chainrule._ops.shape.splitting")
     views = LazyModule("chainrule._ops.shape.views")
+    reduce_into = LazyModule("chainrule._ops.indexing.reduce_into")
+    scatters = LazyModule("chainrule._ops.shape.scatters")
+    strided = LazyModule("chainrule._ops.shape.strided")
 
 __all__ = ["ShapeIndexingMethods"]
 
@@ -56,6 +59,10 @@ class ShapeIndexingMethods:
     movedim = rearrange.movedim
     moveaxis = rearrange.moveaxis
     narrow = views.narrow
+    as_strided = strided.as_strided
+    as_strided_ = strided.as_strided_
+    as_strided_scatter = strided.as_strided_scatter
+    unfold = strided.unfold
     clone = views.clone
     contiguous = views.contiguous
     if TYPE_CHECKING:  # (what mypy infers for property(f) is Any)
@@ -98,6 +105,10 @@ class ShapeIndexingMethods:
     tril_ = diagonals.tril_
     triu = diagonals.triu
     triu_ = diagonals.triu_
+    diagonal_scatter = scatters.diagonal_scatter
+    select_scatter = scatters.select_scatter
+    slice_scatter = scatters.slice_scatter
+    fill_diagonal_ = strided.fill_diagonal_
 
     # --- dtype conversion ------------------------------------------------------------------
     to = views.to
@@ -132,11 +143,15 @@ class ShapeIndexingMethods:
     unbind = getitem.unbind
     take = take_along.take
     take_along_dim = take_along.take_along_dim
+    put = take_along.put
+    put_ = take_along.put_
     gather = gather_scatter.gather
     scatter = gather_scatter.scatter
     scatter_ = gather_scatter.scatter_
     scatter_add = gather_scatter.scatter_add
     scatter_add_ = gather_scatter.scatter_add_
+    scatter_reduce = reduce_into.scatter_reduce
+    scatter_reduce_ = reduce_into.scatter_reduce_
     index_select = gather_scatter.index_select
     index_add = gather_scatter.index_add
     index_add_ = gather_scatter.index_add_
@@ -144,6 +159,8 @@ class ShapeIndexingMethods:
     index_copy_ = gather_scatter.index_copy_
     index_fill = gather_scatter.index_fill
     index_fill_ = gather_scatter.index_fill_
+    index_reduce = reduce_into.index_reduce
+    index_reduce_ = reduce_into.index_reduce_
     index_put = masked.index_put
     index_put_ = masked.index_put_
     masked_fill = masked.masked_fill

@@ -100,6 +100,24 @@ from .nn.functional._activation_softmax import (
     tensor_softmax as softmax,
 )
 from ._size import Size
+from ._creation_data import asarray, empty_strided, frombuffer, scalar_tensor
+from ._ranges import logspace, tril_indices, triu_indices
+from ._runtime import (
+    can_cast,
+    get_default_device,
+    get_device,
+    get_num_threads,
+    result_type,
+    set_default_device,
+    set_num_threads,
+)
+from ._windows import (
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
 from ._device import device
 from ._tensor import Tensor
 from .serialization import load, save
@@ -134,6 +152,7 @@ int = int32
 short = int16
 bool = _dtype.bool_
 uint8 = uint8
+from ._ranges import range
 
 del _apply_inplace, _bind_tensor_methods
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .. import _conversion as conversion
 from .. import _creation as creation
+from .. import _creation_data as creation_data
 from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
 from .._ops.shape import combining, diagonals, rearrange, splitting, views
 from .._tensor import Tensor
@@ -147,3 +148,4 @@ class ShapeIndexingMethods:
     new_zeros = creation.new_zeros
     new_ones = creation.new_ones
     new_empty = creation.new_empty
+    new_empty_strided = creation_data.new_empty_strided

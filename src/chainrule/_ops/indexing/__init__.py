@@ -4,6 +4,7 @@ getitem         x[index] (views for basic indexing, copies for advanced), select
 gather_scatter  gather, scatter, scatter_add, index_select, index_add, index_copy, index_fill
 masked          masked_fill, masked_select, masked_scatter, nonzero, argwhere, index_put
 take_along      take, take_along_dim
+positions       combinations, unravel_index (index arithmetic, composed)
 common          index and fill-value checks shared by the above
 writes          x[index] = value, copy_, fill_, zero_ (through the in-place path,
                 `_ops/inplace.py`)
@@ -11,10 +12,11 @@ writes          x[index] = value, copy_, fill_, zero_ (through the in-place path
 
 from __future__ import annotations
 
-from . import gather_scatter, getitem, masked, take_along, writes
+from . import gather_scatter, getitem, masked, positions, take_along, writes
 from .gather_scatter import *  # noqa: F403
 from .getitem import *  # noqa: F403
 from .masked import *  # noqa: F403
+from .positions import *  # noqa: F403
 from .take_along import *  # noqa: F403
 from .writes import *  # noqa: F403
 
@@ -23,5 +25,6 @@ __all__ = [
     *masked.__all__,
     *gather_scatter.__all__,
     *take_along.__all__,
+    *positions.__all__,
     *writes.__all__,
 ]

@@ -13,7 +13,16 @@ from .._ops.linalg import (
     products,
     spectral,
 )
-from .._ops.reduction import extrema, logical, moments, product, scans, sorting, sum_mean
+from .._ops.reduction import (
+    counting,
+    extrema,
+    logical,
+    moments,
+    product,
+    scans,
+    sorting,
+    sum_mean,
+)
 from ..nn.functional import _activation_softmax as activation
 
 __all__ = ["ReductionLinalgMethods"]
@@ -31,6 +40,8 @@ class ReductionLinalgMethods:
     nanmean = sum_mean.nanmean
     logsumexp = sum_mean.logsumexp
     sum_to_size = sum_mean.sum_to_size
+    bincount = counting.bincount
+    histc = counting.histc
     prod = product.prod_method
     norm = product.norm
     std = moments.std

@@ -8,22 +8,39 @@ moments      var, std, var_mean, std_mean
 scans        cumsum, cumprod, cummax, cummin, logcumsumexp, diff
 sorting      sort, argsort, msort, topk, kthvalue, median, nanmedian
 integration  trapezoid
+counting     bincount, histc
+searching    searchsorted, bucketize, isin
 common       selecting along a dim, restoring reduced dims, argument errors
 """
 
 from __future__ import annotations
 
-from . import extrema, integration, logical, moments, product, scans, sorting, sum_mean
+from . import (
+    counting,
+    extrema,
+    integration,
+    logical,
+    moments,
+    product,
+    scans,
+    searching,
+    sorting,
+    sum_mean,
+)
+from .counting import *  # noqa: F403
 from .extrema import *  # noqa: F403
 from .integration import *  # noqa: F403
 from .logical import *  # noqa: F403
 from .moments import *  # noqa: F403
 from .product import *  # noqa: F403
 from .scans import *  # noqa: F403
+from .searching import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .sum_mean import *  # noqa: F403
 
 __all__ = [
+    *counting.__all__,
+    *searching.__all__,
     *extrema.__all__,
     *integration.__all__,
     *logical.__all__,

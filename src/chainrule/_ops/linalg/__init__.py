@@ -11,6 +11,7 @@ norms           vector_norm, matrix_norm, norm (of chainrule.linalg)
 geometry        cross, cdist
 exponential     matrix_exp
 composed        vecdot, vander, diagonal, cond, tensorinv, tensorsolve (compositions)
+vandermonde     torch.vander (composed, as PyTorch builds it)
 common          input checks, LinAlgError, small helpers
 """
 
@@ -25,6 +26,7 @@ from . import (
     products,
     solve,
     spectral,
+    vandermonde,
 )
 from .contraction import *  # noqa: F403
 from .decompositions import *  # noqa: F403
@@ -34,6 +36,7 @@ from .matrix_multiply import *  # noqa: F403
 from .products import *  # noqa: F403
 from .solve import *  # noqa: F403
 from .spectral import *  # noqa: F403
+from .vandermonde import *  # noqa: F403
 
 __all__ = [
     *decompositions.__all__,
@@ -44,4 +47,5 @@ __all__ = [
     *products.__all__,
     *solve.__all__,
     *spectral.__all__,
+    *vandermonde.__all__,
 ]

@@ -31,10 +31,10 @@ _NOT_WRITABLE = (
 _warned: set[str] = set()
 
 
-def _warn_once(message: str) -> None:
+def _warn_once(message: str, stacklevel: int) -> None:
     if message not in _warned:
         _warned.add(message)
-        warnings.warn(message, UserWarning, stacklevel=3)
+        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
 
 
 def scalar_tensor(
@@ -103,7 +103,7 @@ def _from_buffer(
             f"must not be greater than actual buffer length ({length} bytes)"
         )
     if view.readonly:
-        _warn_once(_NOT_WRITABLE)
+        _warn_once(_NOT_WRITABLE, 3)  # the caller of frombuffer or asarray
     data = np.frombuffer(view.cast("B"), dtype=dt.np, count=count, offset=offset)
     return _finish(data, requires_grad)
 
@@ -137,7 +137,7 @@ def asarray(
     if wants_grad is None:
         wants_grad = source is not None and source.requires_grad
         if wants_grad:
-            _warn_once(_REQUIRES_GRAD_DEFAULT)
+            _warn_once(_REQUIRES_GRAD_DEFAULT, 2)
     if source is None and isinstance(obj, np.ndarray | np.generic):
         if isinstance(obj, np.generic):
             if force_alias:

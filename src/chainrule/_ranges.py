@@ -44,7 +44,8 @@ def range(
 ) -> Tensor:
     """Values from `start` to `end` inclusive, `step` apart, of the default float dtype
     unless `dtype` says otherwise. Deprecated in PyTorch (use arange), and warns so."""
-    warnings.warn(_RANGE_DEPRECATED, UserWarning, stacklevel=2)
+    # stacklevel 3: the caller of the `out=` wrapper (keywords.accept_keywords) around range.
+    warnings.warn(_RANGE_DEPRECATED, UserWarning, stacklevel=3)
     if end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"')
     dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()

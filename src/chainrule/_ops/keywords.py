@@ -34,11 +34,13 @@ FACTORIES = frozenset(
         "eye",
         "full",
         "linspace",
+        "logspace",
         "ones",
         "rand",
         "randint",
         "randn",
         "randperm",
+        "range",
         "zeros",
     }
 )
@@ -87,6 +89,7 @@ OUT: dict[str, frozenset[str]] = {
             "subtract", "sum", "svd", "take", "take_along_dim", "tan", "tanh",
             "tensordot", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
             "vstack", "where", "xlogy", "zeros",
+            "bucketize", "histc", "isin", "logspace", "range", "searchsorted",
         }
     ),
     "torch.linalg": frozenset(

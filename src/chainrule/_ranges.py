@@ -3,6 +3,7 @@ included), logspace, and the row and column indices of a triangle (tril_indices,
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any
@@ -11,6 +12,7 @@ import numpy as np
 
 from . import _dtype
 from ._creation import _finish
+from ._float_math import libm
 from ._ops.quiet import quiet
 from ._tensor import Tensor
 
@@ -116,8 +118,19 @@ def logspace(
             float(first) + step * index,
             float(last) - step * (steps - 1 - index),
         )
-        data = np.power(base, exponent)
+        data = libm(functools.partial(_c_pow, base))(exponent)
     return _finish(quiet(data.astype, dt.np), requires_grad, device)
+
+
+def _c_pow(base: float, exponent: float) -> float:
+    """C's pow (NumPy's power may differ from it in the last bit): inf on overflow and NaN
+    outside the real domain, where Python's math.pow raises."""
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        return math.inf
+    except ValueError:
+        return math.nan
 
 
 def _triangle_indices(

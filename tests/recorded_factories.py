@@ -1,4 +1,5 @@
-"""Outcomes recorded from PyTorch 2.13 for tests/test_factories_extra.py (see recorded_outcomes.py)."""
+"""Outcomes recorded from PyTorch 2.13 for tests/test_factories_extra.py
+(see recorded_outcomes.py)."""
 
 # fmt: off
 RECORDED = {'asarray_array_cast_alias': ('error',

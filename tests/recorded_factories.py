@@ -123,6 +123,11 @@ RECORDED = {'asarray_array_cast_alias': ('error',
                                None),
  'empty_strided': (1, 2),
  'empty_strided_dtype': ('dtype', 'int32'),
+ 'empty_strided_empty_negative_stride': ('tensor', 'float32', (0, 3), [], None),
+ 'empty_strided_int_size': ('error',
+                            'TypeError',
+                            "empty_strided(): argument 'size' (position 1) must be tuple of ints, "
+                            'not int'),
  'empty_strided_negative_size': ('error',
                                  'RuntimeError',
                                  'Trying to create tensor with negative dimension -3: [2, -3]'),
@@ -178,6 +183,26 @@ RECORDED = {'asarray_array_cast_alias': ('error',
                                 0.8236067891120911,
                                 0.3763931393623352],
                                None),
+ 'hamming_window_beta_without_alpha': ('error',
+                                       'TypeError',
+                                       'hamming_window() received an invalid combination of '
+                                       'arguments - got (int, bool, beta=float), but expected one '
+                                       'of:\n'
+                                       ' * (int window_length, *, torch.dtype dtype = None, '
+                                       'torch.layout layout = None, torch.device device = None, '
+                                       'bool pin_memory = False, bool requires_grad = False)\n'
+                                       ' * (int window_length, bool periodic, *, torch.dtype '
+                                       'dtype = None, torch.layout layout = None, torch.device '
+                                       'device = None, bool pin_memory = False, bool '
+                                       'requires_grad = False)\n'
+                                       ' * (int window_length, bool periodic, float alpha, *, '
+                                       'torch.dtype dtype = None, torch.layout layout = None, '
+                                       'torch.device device = None, bool pin_memory = False, bool '
+                                       'requires_grad = False)\n'
+                                       ' * (int window_length, bool periodic, float alpha, float '
+                                       'beta, *, torch.dtype dtype = None, torch.layout layout = '
+                                       'None, torch.device device = None, bool pin_memory = '
+                                       'False, bool requires_grad = False)\n'),
  'hamming_window_empty': ('tensor', 'float32', (0,), [], None),
  'hamming_window_float64': ('tensor',
                             'float64',
@@ -201,6 +226,14 @@ RECORDED = {'asarray_array_cast_alias': ('error',
                         'TensorOptions(dtype=long int, device=cpu, layout=Strided (default), '
                         'requires_grad=false (default), pinned_memory=false, '
                         'memory_format=(nullopt))'),
+ 'hamming_window_keywords': ('tensor',
+                             'float32',
+                             (4,),
+                             [0.19999998807907104,
+                              0.6500000357627869,
+                              0.6499999761581421,
+                              0.19999998807907104],
+                             None),
  'hamming_window_negative': ('error',
                              'RuntimeError',
                              'hamming_window requires non-negative window_length, got '
@@ -290,6 +323,22 @@ RECORDED = {'asarray_array_cast_alias': ('error',
                          0.4149036392433668,
                          0.036710892271286676],
                         None),
+ 'kaiser_window_beta_without_periodic': ('error',
+                                         'TypeError',
+                                         'kaiser_window() received an invalid combination of '
+                                         'arguments - got (int, beta=float), but expected one '
+                                         'of:\n'
+                                         ' * (int window_length, *, torch.dtype dtype = None, '
+                                         'torch.layout layout = None, torch.device device = None, '
+                                         'bool pin_memory = False, bool requires_grad = False)\n'
+                                         ' * (int window_length, bool periodic, *, torch.dtype '
+                                         'dtype = None, torch.layout layout = None, torch.device '
+                                         'device = None, bool pin_memory = False, bool '
+                                         'requires_grad = False)\n'
+                                         ' * (int window_length, bool periodic, float beta, *, '
+                                         'torch.dtype dtype = None, torch.layout layout = None, '
+                                         'torch.device device = None, bool pin_memory = False, '
+                                         'bool requires_grad = False)\n'),
  'kaiser_window_empty': ('tensor', 'float32', (0,), [], None),
  'kaiser_window_float64': ('tensor',
                            'float64',

@@ -137,6 +137,14 @@ for _name in WINDOWS:
 CASES["hamming_window_alpha_beta"] = (lambda m: m.hamming_window(5, True, 0.5, 0.4), 2e-6)
 CASES["kaiser_window_beta"] = (lambda m: m.kaiser_window(6, False, 5.0, dtype=m.float64), 1e-14)
 CASES["hann_window_int_periodic"] = (lambda m: m.hann_window(3, 1), 0.0)
+CASES["kaiser_window_beta_without_periodic"] = (lambda m: m.kaiser_window(3, beta=5.0), 0.0)
+CASES["hamming_window_beta_without_alpha"] = (lambda m: m.hamming_window(3, True, beta=0.4), 0.0)
+CASES["hamming_window_keywords"] = (
+    lambda m: m.hamming_window(4, periodic=False, alpha=0.5, beta=0.3),
+    2e-6,
+)
+CASES["empty_strided_int_size"] = (lambda m: m.empty_strided(3, (1,)), 0.0)
+CASES["empty_strided_empty_negative_stride"] = (lambda m: m.empty_strided((0, 3), (1, -2)), 0.0)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -189,6 +189,11 @@ def _aliased(source: Tensor, want: Any, force_copy: bool, force_alias: bool) -> 
 
 
 def _strided_array(size: Sequence[Any], stride: Sequence[Any], dt: _dtype.dtype) -> np.ndarray:
+    if not isinstance(size, Sequence):
+        raise TypeError(
+            "empty_strided(): argument 'size' (position 1) must be tuple of ints, not "
+            f"{type(size).__name__}"
+        )
     shape = _size_args((size,))
     steps = tuple(int(s) for s in stride)
     if len(shape) != len(steps):
@@ -196,7 +201,7 @@ def _strided_array(size: Sequence[Any], stride: Sequence[Any], dt: _dtype.dtype)
             f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides "
             f"({len(steps)})"
         )
-    if any(s < 0 for s in steps):
+    if any(s < 0 for s in steps) and 0 not in shape:
         raise RuntimeError(
             f"Storage size calculation overflowed with sizes={list(shape)} and "
             f"strides={list(steps)}"

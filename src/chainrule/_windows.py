@@ -7,6 +7,7 @@ A periodic window of length N is the first N values of the symmetric one of N + 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -53,13 +54,25 @@ def _window(
     values: Callable[[Tensor, int], Tensor],
 ) -> Tensor:
     """Checks the arguments, then the symmetric window of `values` (the arange of its
-    length, and that length), cut to a periodic one if asked."""
-    args = (window_length, periodic, *numbers.values())
+    length, and that length), cut to a periodic one if asked.
+
+    `periodic` and `numbers` are None where not given: PyTorch's overloads take them in
+    order, so one given after one left out matches none of them.
+    """
+    optional = {"periodic": periodic, **numbers}
+    given = [v is not None for v in optional.values()]
+    if any(later and not earlier for earlier, later in itertools.pairwise(given)):
+        gap = given.index(False)
+        positional = (window_length, *list(optional.values())[:gap])
+        named = {k: v for k, v in list(optional.items())[gap:] if v is not None}
+        raise invalid_arguments(name, positional, named, _signatures(tuple(numbers)))
+    periodic = True if periodic is None else periodic
+    args = (window_length, periodic, *[v for v in numbers.values() if v is not None])
     if (
         isinstance(window_length, bool)
         or not isinstance(window_length, int | np.integer)
         or not isinstance(periodic, bool)
-        or any(isinstance(v, bool) or not isinstance(v, int | float) for v in numbers.values())
+        or any(isinstance(v, bool) or not isinstance(v, int | float | None) for v in args[2:])
     ):
         if not isinstance(window_length, int | np.integer) or isinstance(window_length, bool):
             raise TypeError(
@@ -92,7 +105,7 @@ def _window(
 
 def bartlett_window(
     window_length: int,
-    periodic: bool = True,
+    periodic: bool | None = None,
     *,
     dtype: Any = None,
     layout: Any = None,
@@ -115,7 +128,7 @@ def bartlett_window(
 
 def blackman_window(
     window_length: int,
-    periodic: bool = True,
+    periodic: bool | None = None,
     *,
     dtype: Any = None,
     layout: Any = None,
@@ -145,9 +158,9 @@ def _raised_cosine(alpha: float, beta: float) -> Callable[[Tensor, int], Tensor]
 
 def hamming_window(
     window_length: int,
-    periodic: bool = True,
-    alpha: float = 0.54,
-    beta: float = 0.46,
+    periodic: bool | None = None,
+    alpha: float | None = None,
+    beta: float | None = None,
     *,
     dtype: Any = None,
     layout: Any = None,
@@ -156,7 +169,9 @@ def hamming_window(
     requires_grad: bool = False,
 ) -> Tensor:
     """alpha - beta cos(2πk/(N-1)) (alpha 0.54, beta 0.46 unless given)."""
-    values = _raised_cosine(float(alpha), float(beta))
+    values = _raised_cosine(
+        0.54 if alpha is None else float(alpha), 0.46 if beta is None else float(beta)
+    )
     numbers = {"alpha": alpha, "beta": beta}
     return _window(
         "hamming_window", window_length, periodic, numbers, dtype, device, requires_grad, values
@@ -165,7 +180,7 @@ def hamming_window(
 
 def hann_window(
     window_length: int,
-    periodic: bool = True,
+    periodic: bool | None = None,
     *,
     dtype: Any = None,
     layout: Any = None,
@@ -180,8 +195,8 @@ def hann_window(
 
 def kaiser_window(
     window_length: int,
-    periodic: bool = True,
-    beta: float = 12.0,
+    periodic: bool | None = None,
+    beta: float | None = None,
     *,
     dtype: Any = None,
     layout: Any = None,
@@ -191,10 +206,12 @@ def kaiser_window(
 ) -> Tensor:
     """I0(beta sqrt(1 - ((k - a)/a)²)) / I0(beta), a = (N-1)/2: the Kaiser-Bessel window."""
 
+    shape = 12.0 if beta is None else float(beta)
+
     def values(k: Tensor, n: int) -> Tensor:
         a = (n - 1) / 2.0
-        inside = (1 - ((k - a) / a) ** 2).abs().sqrt() * float(beta)
-        return i0(inside) / i0(inside.new_full((), float(beta)))
+        inside = (1 - ((k - a) / a) ** 2).abs().sqrt() * shape
+        return i0(inside) / i0(inside.new_full((), shape))
 
     numbers = {"beta": beta}
     return _window(

@@ -333,8 +333,8 @@ class TensorSurface:
     def hsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.hsplit
     def vsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.vsplit
     def dsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.dsplit
-    def unsafe_split(self, split_size: Any, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_split
-    def unsafe_chunk(self, chunks: _builtins.int, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_chunk
+    def unsafe_split(self, split_size: Any, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_split_method
+    def unsafe_chunk(self, chunks: _builtins.int, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_chunk_method
     def unsafe_split_with_sizes(self, split_sizes: _typing.Sequence[Any], dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_split_with_sizes
     def diag(self, diagonal: _builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.diag
     def diag_embed(self, offset: _builtins.int = ..., dim1: _builtins.int = ..., dim2: _builtins.int = ...) -> Tensor: ...  # diagonals.diag_embed

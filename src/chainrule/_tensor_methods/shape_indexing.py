@@ -72,8 +72,8 @@ class ShapeIndexingMethods:
     hsplit = splitting.hsplit
     vsplit = splitting.vsplit
     dsplit = splitting.dsplit
-    unsafe_split = splitting.unsafe_split
-    unsafe_chunk = splitting.unsafe_chunk
+    unsafe_split = splitting.unsafe_split_method
+    unsafe_chunk = splitting.unsafe_chunk_method
     unsafe_split_with_sizes = splitting.unsafe_split_with_sizes
 
     # --- shape: diagonals and triangles ----------------------------------------------------

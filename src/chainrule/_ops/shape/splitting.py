@@ -261,9 +261,11 @@ def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
     return _split_along("dsplit", input, indices_or_sections, 2, 3)
 
 
-def unsafe_split(tensor: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+def unsafe_split(
+    tensor: Tensor, split_size: Any, dim: int = 0, *, _position: int = 2
+) -> tuple[Tensor, ...]:
     """`split` into pieces of `split_size` whose results are not views (see `_unsafe_pieces`)."""
-    step = _as_int(split_size, "unsafe_split", "split_size", 2)
+    step = _as_int(split_size, "unsafe_split", "split_size", _position)
     _check_dims("split", tensor)
     d = wrap_dim(dim, tensor.ndim)
     sizes = _even_sizes(tensor, step, d)
@@ -280,9 +282,11 @@ def unsafe_split_with_sizes(
     return _unsafe_pieces("UnsafeSplitWithSizesBackward0", input, d, sizes)
 
 
-def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+def unsafe_chunk(
+    input: Tensor, chunks: int, dim: int = 0, *, _position: int = 2
+) -> tuple[Tensor, ...]:
     """`chunk` with results that are not views."""
-    count = _as_int(chunks, "unsafe_chunk", "chunks", 2)
+    count = _as_int(chunks, "unsafe_chunk", "chunks", _position)
     _check_dims("chunk", input)
     if count <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {count}")
@@ -291,3 +295,16 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]
     if size == 0:
         return _unsafe_pieces("UnsafeSplitBackward0", input, d, (0,) * count)
     return unsafe_split(input, -(-size // count), d)
+
+
+# The methods: their errors count arguments after `self`, as PyTorch's do.
+def unsafe_split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    return unsafe_split(self, split_size, dim, _position=1)
+
+
+def unsafe_chunk_method(self: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    return unsafe_chunk(self, chunks, dim, _position=1)
+
+
+unsafe_split_method.__name__ = unsafe_split_method.__qualname__ = "unsafe_split"
+unsafe_chunk_method.__name__ = unsafe_chunk_method.__qualname__ = "unsafe_chunk"

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from op_table import NONZERO, Op, lib
+from op_table import ANY, NONZERO, POSITIVE, Op, lib
 
 # --- building inputs, on tensors of either library and on NumPy arrays ------------------------
 
@@ -331,6 +331,16 @@ OPS: tuple[Op, ...] = (
        (((2, 3),), ((4,),)), NONZERO),
     Op("linalg_norm_dim", lambda a: LA(a).norm(a, math.inf, dim=(1, 2)),
        lambda a: np.linalg.norm(a, math.inf, axis=(1, 2)), (((2, 3, 3),),), NONZERO),
+    # covariance and correlation (compositions)
+    Op("linalg_cov", lambda x: x.cov(), np.cov, (((3, 5),), ((4,),))),
+    Op("linalg_cov_fn_correction", lambda x: lib(x).cov(x, correction=0),
+       lambda x: np.cov(x, ddof=0), (((2, 4),),)),
+    Op("linalg_cov_weights",
+       lambda x, w: lib(x).cov(x, fweights=lib(x).tensor([1, 2, 1, 3]), aweights=w),
+       lambda x, w: np.cov(x, fweights=[1, 2, 1, 3], aweights=w), (((2, 4), (4,)),),
+       (ANY, POSITIVE)),
+    Op("linalg_corrcoef", lambda x: x.corrcoef(), np.corrcoef, (((3, 5),),)),
+    Op("linalg_corrcoef_fn", lambda x: lib(x).corrcoef(x), np.corrcoef, (((2, 4),),)),
 )
 # fmt: on
 

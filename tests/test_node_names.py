@@ -20,6 +20,12 @@ SHARED = {
         "chainrule/_ops/shape/views.py",
         "chainrule/_ops/linalg/matrix_multiply.py",
     },
+    # PyTorch's node for `squeeze_(dim)`, the last step of both: matmul of a vector drops
+    # its dim 0 with it, quantile the last dim of its result.
+    "SqueezeBackward4": {
+        "chainrule/_ops/linalg/matrix_multiply.py",
+        "chainrule/_ops/reduction/quantiles.py",
+    },
     # PyTorch's one node for every op without a derivative; each op's node names the op
     # in the error it raises when backward reaches it.
     "torch::autograd::NotImplemented": {

@@ -432,6 +432,11 @@ class TensorSurface:
     def kthvalue(self, k: _builtins.int, dim: _builtins.int = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.kthvalue
     def median(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.median
     def nanmedian(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.nanmedian
+    def quantile(self, *args: Any, **kwargs: Any) -> Tensor: ...  # quantiles.quantile_method
+    def nanquantile(self, *args: Any, **kwargs: Any) -> Tensor: ...  # quantiles.nanquantile_method
+    def mode(self, *args: Any, **kwargs: Any) -> Any: ...  # frequency.mode_method
+    def unique(self, sorted: _builtins.bool = ..., return_inverse: _builtins.bool = ..., return_counts: _builtins.bool = ..., dim: _builtins.int | None = ...) -> Any: ...  # frequency.unique
+    def unique_consecutive(self, return_inverse: _builtins.bool = ..., return_counts: _builtins.bool = ..., dim: _builtins.int | None = ...) -> Any: ...  # frequency.unique_consecutive
     def cumsum(self, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumsum
     def cumsum_(self, /, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumsum_
     def cumprod(self, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumprod
@@ -446,6 +451,8 @@ class TensorSurface:
     def mv(self, vec: Tensor) -> Tensor: ...  # matrix_multiply.mv
     def dot(self, tensor: Tensor) -> Tensor: ...  # matrix_multiply.dot
     def outer(self, vec2: Tensor) -> Tensor: ...  # matrix_multiply.outer
+    def cov(self, *, correction: _builtins.int = ..., fweights: Tensor | None = ..., aweights: Tensor | None = ...) -> Tensor: ...  # correlation.cov
+    def corrcoef(self) -> Tensor: ...  # correlation.corrcoef
     def ger(self, vec2: Tensor) -> Tensor: ...  # matrix_multiply.outer
     def inner(self, other: Tensor) -> Tensor: ...  # products.inner
     def vdot(self, other: Tensor) -> Tensor: ...  # products.vdot

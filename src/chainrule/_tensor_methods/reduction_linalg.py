@@ -3,27 +3,58 @@
 
 from __future__ import annotations
 
-from .. import _random_distributions as distributions
-from .. import _random_samplers as samplers
-from .._ops.linalg import (
-    decompositions,
-    exponential,
-    geometry,
-    matrix_multiply,
-    products,
-    spectral,
-)
-from .._ops.reduction import (
-    counting,
-    extrema,
-    logical,
-    moments,
-    product,
-    scans,
-    sorting,
-    sum_mean,
-)
-from ..nn.functional import _activation_softmax as activation
+from .._lazy import TYPING, LazyModule
+
+if TYPING:
+    from .. import (
+        _random_distributions as distributions,
+    )
+    from .. import (
+        _random_samplers as samplers,
+    )
+    from .._ops.linalg import (
+        correlation,
+        decompositions,
+        exponential,
+        geometry,
+        matrix_multiply,
+        products,
+        spectral,
+    )
+    from .._ops.reduction import (
+        counting,
+        extrema,
+        frequency,
+        logical,
+        moments,
+        product,
+        quantiles,
+        scans,
+        sorting,
+        sum_mean,
+    )
+    from ..nn.functional import _activation_softmax as activation
+else:  # each family is imported when one of its methods is first used (_lazy.py)
+    distributions = LazyModule("chainrule._random_distributions")
+    samplers = LazyModule("chainrule._random_samplers")
+    decompositions = LazyModule("chainrule._ops.linalg.decompositions")
+    exponential = LazyModule("chainrule._ops.linalg.exponential")
+    geometry = LazyModule("chainrule._ops.linalg.geometry")
+    matrix_multiply = LazyModule("chainrule._ops.linalg.matrix_multiply")
+    products = LazyModule("chainrule._ops.linalg.products")
+    spectral = LazyModule("chainrule._ops.linalg.spectral")
+    extrema = LazyModule("chainrule._ops.reduction.extrema")
+    logical = LazyModule("chainrule._ops.reduction.logical")
+    moments = LazyModule("chainrule._ops.reduction.moments")
+    product = LazyModule("chainrule._ops.reduction.product")
+    scans = LazyModule("chainrule._ops.reduction.scans")
+    sorting = LazyModule("chainrule._ops.reduction.sorting")
+    sum_mean = LazyModule("chainrule._ops.reduction.sum_mean")
+    activation = LazyModule("chainrule.nn.functional._activation_softmax")
+    correlation = LazyModule("chainrule._ops.linalg.correlation")
+    frequency = LazyModule("chainrule._ops.reduction.frequency")
+    quantiles = LazyModule("chainrule._ops.reduction.quantiles")
+    counting = LazyModule("chainrule._ops.reduction.counting")
 
 __all__ = ["ReductionLinalgMethods"]
 
@@ -63,6 +94,11 @@ class ReductionLinalgMethods:
     kthvalue = sorting.kthvalue
     median = sorting.median
     nanmedian = sorting.nanmedian
+    quantile = quantiles.quantile_method
+    nanquantile = quantiles.nanquantile_method
+    mode = frequency.mode_method
+    unique = frequency.unique
+    unique_consecutive = frequency.unique_consecutive
     cumsum = scans.cumsum
     cumsum_ = scans.cumsum_
     cumprod = scans.cumprod
@@ -79,6 +115,8 @@ class ReductionLinalgMethods:
     mv = matrix_multiply.mv
     dot = matrix_multiply.dot
     outer = matrix_multiply.outer
+    cov = correlation.cov
+    corrcoef = correlation.corrcoef
     ger = matrix_multiply.outer
     inner = products.inner
     vdot = products.vdot

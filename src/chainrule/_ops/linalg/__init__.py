@@ -10,6 +10,7 @@ spectral        eigh, eigvalsh, svd, svdvals, pinv, matrix_rank, lstsq
 norms           vector_norm, matrix_norm, norm (of chainrule.linalg)
 geometry        cross, cdist
 exponential     matrix_exp
+correlation     cov, corrcoef (compositions)
 composed        vecdot, vander, diagonal, cond, tensorinv, tensorsolve (compositions)
 vandermonde     torch.vander (composed, as PyTorch builds it)
 common          input checks, LinAlgError, small helpers
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from . import (
     contraction,
+    correlation,
     decompositions,
     exponential,
     geometry,
@@ -29,6 +31,7 @@ from . import (
     vandermonde,
 )
 from .contraction import *  # noqa: F403
+from .correlation import *  # noqa: F403
 from .decompositions import *  # noqa: F403
 from .exponential import *  # noqa: F403
 from .geometry import *  # noqa: F403
@@ -41,6 +44,7 @@ from .vandermonde import *  # noqa: F403
 __all__ = [
     *decompositions.__all__,
     *contraction.__all__,
+    *correlation.__all__,
     *geometry.__all__,
     *matrix_multiply.__all__,
     *exponential.__all__,

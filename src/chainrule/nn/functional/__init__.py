@@ -14,6 +14,8 @@ from ._distance import *  # noqa: F403
 from ._dropout import *  # noqa: F403
 from ._embedding import *  # noqa: F403
 from ._embedding_bag import *  # noqa: F403
+from ._fractional_pool import *  # noqa: F403
+from ._grid_sample import *  # noqa: F403
 from ._linear import *  # noqa: F403
 from ._loss import *  # noqa: F403
 from ._loss_ctc import *  # noqa: F403

@@ -63,6 +63,32 @@ SINGLE: dict[str, dict[str, str]] = {
         n: n for n in ("is_anomaly_check_nan_enabled", "is_anomaly_enabled", "set_anomaly_enabled")
     },
     "chainrule.autograd.grad_mode": {"is_inference": "is_inference"},
+    "chainrule._creation_data": {
+        n: n for n in ("asarray", "empty_strided", "frombuffer", "scalar_tensor")
+    },
+    "chainrule._ranges": {n: n for n in ("logspace", "range", "tril_indices", "triu_indices")},
+    "chainrule._runtime": {
+        n: n
+        for n in (
+            "can_cast",
+            "get_default_device",
+            "get_device",
+            "get_num_threads",
+            "result_type",
+            "set_default_device",
+            "set_num_threads",
+        )
+    },
+    "chainrule._windows": {
+        n: n
+        for n in (
+            "bartlett_window",
+            "blackman_window",
+            "hamming_window",
+            "hann_window",
+            "kaiser_window",
+        )
+    },
 }
 
 # Public submodules, imported when first read as `chainrule.<name>`.

@@ -129,6 +129,24 @@ if _TYPE_CHECKING:  # what the type checker sees of the names loaded on first us
         set_anomaly_enabled,
     )
     from .autograd.grad_mode import is_inference
+    from ._creation_data import asarray, empty_strided, frombuffer, scalar_tensor
+    from ._ranges import logspace, range, tril_indices, triu_indices
+    from ._runtime import (
+        can_cast,
+        get_default_device,
+        get_device,
+        get_num_threads,
+        result_type,
+        set_default_device,
+        set_num_threads,
+    )
+    from ._windows import (
+        bartlett_window,
+        blackman_window,
+        hamming_window,
+        hann_window,
+        kaiser_window,
+    )
 
 # Tensor's op methods and operators, from the table of them; each op family is imported
 # when a tensor first uses one of its methods (see _lazy.py).

@@ -459,7 +459,9 @@ class Tensor(_OpMethods):
         show = d not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool_)
         suffixes = []
         if self._grad_fn is not None:
-            suffixes.append(f"grad_fn=<{builtins.type(self._grad_fn).__name__}>")
+            # As PyTorch's class names: without the C++ namespace of `name()`.
+            node_type = builtins.type(self._grad_fn).__name__.rpartition("::")[2]
+            suffixes.append(f"grad_fn=<{node_type}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         tangent = tangent_of(self)

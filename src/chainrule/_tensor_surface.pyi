@@ -337,6 +337,9 @@ class TensorSurface:
     def hsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.hsplit
     def vsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.vsplit
     def dsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.dsplit
+    def unsafe_split(self, split_size: Any, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_split_method
+    def unsafe_chunk(self, chunks: _builtins.int, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_chunk_method
+    def unsafe_split_with_sizes(self, split_sizes: _typing.Sequence[Any], dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_split_with_sizes
     def diag(self, diagonal: _builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.diag
     def diag_embed(self, offset: _builtins.int = ..., dim1: _builtins.int = ..., dim2: _builtins.int = ...) -> Tensor: ...  # diagonals.diag_embed
     def diagflat(self, offset: _builtins.int = ...) -> Tensor: ...  # combining.diagflat
@@ -413,12 +416,15 @@ class TensorSurface:
     def new_zeros(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_zeros
     def new_ones(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_ones
     def new_empty(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_empty
+    def new_empty_strided(self, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], *, dtype: Any = ..., layout: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ..., pin_memory: _builtins.bool = ...) -> Tensor: ...  # creation_data.new_empty_strided
     def sum(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.sum
     def nansum(self, dim: Any = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.nansum
     def mean(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.mean
     def nanmean(self, dim: Any = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.nanmean
     def logsumexp(self, dim: Any = ..., keepdim: _builtins.bool = ...) -> Tensor: ...  # sum_mean.logsumexp
     def sum_to_size(self, *size: Any) -> Tensor: ...  # sum_mean.sum_to_size
+    def bincount(self, weights: Tensor | None = ..., minlength: _builtins.int = ...) -> Tensor: ...  # counting.bincount
+    def histc(self, bins: _builtins.int = ..., min: Any = ..., max: Any = ..., *, out: Any = ...) -> Tensor: ...  # counting.histc
     def prod(self, *args: Any, **kwargs: Any) -> Tensor: ...  # product.prod_method
     def norm(self, p: Any = ..., dim: Any = ..., keepdim: _builtins.bool = ..., out: Any = ..., dtype: Any = ...) -> Tensor: ...  # product.norm
     def std(self, dim: Any = ..., unbiased: Any = ..., keepdim: _builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.std

@@ -39,11 +39,13 @@ FACTORIES = frozenset(
         "eye",
         "full",
         "linspace",
+        "logspace",
         "ones",
         "rand",
         "randint",
         "randn",
         "randperm",
+        "range",
         "zeros",
     }
 )
@@ -96,6 +98,7 @@ OUT: dict[str, frozenset[str]] = {
             "nanquantile",
             "mode",
             "scatter_reduce", "index_reduce", "slice_scatter",
+            "bucketize", "histc", "isin", "logspace", "range", "searchsorted",
         }
     ),
     "torch.linalg": frozenset(

@@ -22,6 +22,7 @@ if TYPING:
         spectral,
     )
     from .._ops.reduction import (
+        counting,
         extrema,
         frequency,
         logical,
@@ -53,6 +54,7 @@ else:  # each family is imported when one of its methods is first used (_lazy.py
     correlation = LazyModule("chainrule._ops.linalg.correlation")
     frequency = LazyModule("chainrule._ops.reduction.frequency")
     quantiles = LazyModule("chainrule._ops.reduction.quantiles")
+    counting = LazyModule("chainrule._ops.reduction.counting")
 
 __all__ = ["ReductionLinalgMethods"]
 
@@ -69,6 +71,8 @@ class ReductionLinalgMethods:
     nanmean = sum_mean.nanmean
     logsumexp = sum_mean.logsumexp
     sum_to_size = sum_mean.sum_to_size
+    bincount = counting.bincount
+    histc = counting.histc
     prod = product.prod_method
     norm = product.norm
     std = moments.std

@@ -11,11 +11,13 @@ from .._tensor import Tensor
 if TYPING:
     from .. import _conversion as conversion
     from .. import _creation as creation
+    from .. import _creation_data as creation_data
     from .._ops.indexing import gather_scatter, getitem, masked, reduce_into, take_along, writes
     from .._ops.shape import combining, diagonals, rearrange, scatters, splitting, strided, views
 else:  # each family is imported when one of its methods is first used (_lazy.py)
     conversion = LazyModule("chainrule._conversion")
     creation = LazyModule("chainrule._creation")
+    creation_data = LazyModule("chainrule._creation_data")
     gather_scatter = LazyModule("chainrule._ops.indexing.gather_scatter")
     getitem = LazyModule("chainrule._ops.indexing.getitem")
     masked = LazyModule("chainrule._ops.indexing.masked")
@@ -94,6 +96,9 @@ class ShapeIndexingMethods:
     hsplit = splitting.hsplit
     vsplit = splitting.vsplit
     dsplit = splitting.dsplit
+    unsafe_split = splitting.unsafe_split_method
+    unsafe_chunk = splitting.unsafe_chunk_method
+    unsafe_split_with_sizes = splitting.unsafe_split_with_sizes
 
     # --- shape: diagonals and triangles ----------------------------------------------------
     diag = diagonals.diag
@@ -180,3 +185,4 @@ class ShapeIndexingMethods:
     new_zeros = creation.new_zeros
     new_ones = creation.new_ones
     new_empty = creation.new_empty
+    new_empty_strided = creation_data.new_empty_strided

@@ -12,6 +12,7 @@ geometry        cross, cdist
 exponential     matrix_exp
 correlation     cov, corrcoef (compositions)
 composed        vecdot, vander, diagonal, cond, tensorinv, tensorsolve (compositions)
+vandermonde     torch.vander (composed, as PyTorch builds it)
 common          input checks, LinAlgError, small helpers
 """
 
@@ -27,6 +28,7 @@ from . import (
     products,
     solve,
     spectral,
+    vandermonde,
 )
 from .contraction import *  # noqa: F403
 from .correlation import *  # noqa: F403
@@ -37,6 +39,7 @@ from .matrix_multiply import *  # noqa: F403
 from .products import *  # noqa: F403
 from .solve import *  # noqa: F403
 from .spectral import *  # noqa: F403
+from .vandermonde import *  # noqa: F403
 
 __all__ = [
     *decompositions.__all__,
@@ -48,4 +51,5 @@ __all__ = [
     *products.__all__,
     *solve.__all__,
     *spectral.__all__,
+    *vandermonde.__all__,
 ]

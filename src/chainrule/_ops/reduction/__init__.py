@@ -12,12 +12,15 @@ finite_differences  gradient
 frequency    mode, unique, unique_consecutive
 introsort    the order PyTorch's unstable sorts leave ties in
 quantiles    quantile, nanquantile
+counting     bincount, histc
+searching    searchsorted, bucketize, isin
 common       selecting along a dim, restoring reduced dims, argument errors
 """
 
 from __future__ import annotations
 
 from . import (
+    counting,
     extrema,
     finite_differences,
     frequency,
@@ -27,9 +30,11 @@ from . import (
     product,
     quantiles,
     scans,
+    searching,
     sorting,
     sum_mean,
 )
+from .counting import *  # noqa: F403
 from .extrema import *  # noqa: F403
 from .finite_differences import *  # noqa: F403
 from .frequency import *  # noqa: F403
@@ -39,10 +44,13 @@ from .moments import *  # noqa: F403
 from .product import *  # noqa: F403
 from .quantiles import *  # noqa: F403
 from .scans import *  # noqa: F403
+from .searching import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .sum_mean import *  # noqa: F403
 
 __all__ = [
+    *counting.__all__,
+    *searching.__all__,
     *extrema.__all__,
     *finite_differences.__all__,
     *frequency.__all__,

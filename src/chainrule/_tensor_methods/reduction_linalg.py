@@ -8,7 +8,10 @@ from .. import _random_samplers as samplers
 from .._ops.linalg import (
     decompositions,
     exponential,
+    factored_solve,
     geometry,
+    householder,
+    lu_decomposition,
     matrix_multiply,
     products,
     spectral,
@@ -85,6 +88,12 @@ class ReductionLinalgMethods:
     inverse = decompositions.inverse
     cholesky = decompositions.cholesky
     qr = decompositions.qr
+    lu = lu_decomposition.tensor_lu
+    lu_solve = lu_decomposition.lu_solve
+    cholesky_inverse = factored_solve.cholesky_inverse
+    cholesky_solve = factored_solve.cholesky_solve
+    triangular_solve = factored_solve.triangular_solve
+    orgqr = householder.orgqr
     svd = spectral.svd
     pinverse = spectral.pinverse
 

@@ -22,7 +22,7 @@ __all__ = ["cholesky_inverse", "cholesky_solve", "triangular_solve"]
 
 def _not_implemented(kernel: str, t: Tensor) -> None:
     if t._data.dtype.kind != "f" or t._data.dtype == np.float16:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_name(t)}\'')
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(t)}'")
 
 
 def _check_pair(b: Tensor, A: Tensor, op: str, b_name: str, a_name: str, prefix: str) -> None:
@@ -94,7 +94,7 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out: Any = None
     """X with A X = B, A = L Lᵀ given by its Cholesky factor (A = Uᵀ U if `upper`)."""
     _check_pair(B, L, "cholesky_solve", "b", "u", "")
     _not_implemented("cholesky_solve_cpu", B)
-    return _cholesky_solve(B, L, upper=upper)  # type: ignore[no-any-return]
+    return _cholesky_solve(B, L, upper=upper)
 
 
 # --- cholesky_inverse ----------------------------------------------------------------------------
@@ -142,7 +142,7 @@ def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Any = None) -> Tens
             f"{op}: A must be batches of square matrices, but they are {m} by {n} matrices"
         )
     _not_implemented("cholesky_inverse_out_cpu", L)
-    return _cholesky_inverse(L, upper=upper)  # type: ignore[no-any-return]
+    return _cholesky_inverse(L, upper=upper)
 
 
 # --- triangular_solve ----------------------------------------------------------------------------
@@ -159,7 +159,7 @@ def _triangular_solve_forward(
 
 def _triangular_grad_b(g: Any, a: Tensor, n: Any) -> Tensor:
     """op(A) X = b: grad_b = op(A)⁻ᵀ grad[0]."""
-    return _triangular_solve(  # type: ignore[no-any-return]
+    return _triangular_solve(
         g[0], a, upper=n.upper, transpose=not n.transpose, unitriangular=n.unitriangular
     )[0]
 
@@ -203,16 +203,13 @@ def triangular_solve(
     warn_once(
         "triangular_solve",
         "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand "
-            "will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its "
-            "arguments reversed and does not return a copy of one of the inputs.\nX = "
-            "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+        "will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its "
+        "arguments reversed and does not return a copy of one of the inputs.\nX = "
+        "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
         "torch.linalg.solve_triangular(A, B).",
     )
     _check_pair(input, A, "triangular_solve", "b", "A", "torch.triangular_solve: ")
     _not_implemented("triangular_solve_cpu", input)
     return return_types.triangular_solve(
-        _triangular_solve(
-            input, A, upper=upper, transpose=transpose, unitriangular=unitriangular
-        )
+        _triangular_solve(input, A, upper=upper, transpose=transpose, unitriangular=unitriangular)
     )
-

@@ -121,7 +121,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out: Any = None) -> Tensor:
         )
     if A._data.dtype.kind != "f" or A._data.dtype == np.float16:
         raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{scalar_name(A)}'")
-    return _householder(A, tau)  # type: ignore[no-any-return]
+    return _householder(A, tau)
 
 
 def orgqr(input: Tensor, tau: Tensor) -> Tensor:

@@ -79,7 +79,9 @@ def unpacked(lu: Tensor) -> tuple[Tensor, Tensor]:
     """L and U of a packed LU tensor, in chainrule ops (so gradients reach LU)."""
     m, n = lu._data.shape[-2:]
     k = min(m, n)
-    low = triangle(lu[..., :, :k], lower=True, offset=-1) + const(np.eye(m, k, dtype=lu._data.dtype))
+    low = triangle(lu[..., :, :k], lower=True, offset=-1) + const(
+        np.eye(m, k, dtype=lu._data.dtype)
+    )
     return low, triangle(lu[..., :k, :], lower=False)
 
 
@@ -142,7 +144,7 @@ def _lu_with_info(A: Tensor, pivot: bool) -> tuple[Tensor, Tensor, Tensor]:
     )
     _check_lu_input("torch.lu_factor", A)
     _check_pivot(pivot)
-    return _lu_factor_ex(A, check=False, op="torch.lu")  # type: ignore[no-any-return]
+    return _lu_factor_ex(A, check=False, op="torch.lu")
 
 
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False, out: Any = None) -> Any:
@@ -202,7 +204,9 @@ def _unpack_forward(
     if not unpack_pivots:
         return empty, low, up
     batch = lu_.shape[:-2]
-    p = permutation_matrix(np.broadcast_to(pivots, (*batch, pivots.shape[-1])), lu_.shape[-2], lu_.dtype)
+    p = permutation_matrix(
+        np.broadcast_to(pivots, (*batch, pivots.shape[-1])), lu_.shape[-2], lu_.dtype
+    )
     return p, low, up
 
 
@@ -370,7 +374,7 @@ def linalg_lu_solve(
 ) -> Tensor:
     """X with AX = B from A's lu_factor (XA = B if not `left`; Aᵀ in place of A if `adjoint`)."""
     _check_lu_solve(LU, pivots, B, left)
-    return _lu_solve(LU, pivots, B, left=left, adjoint=adjoint)  # type: ignore[no-any-return]
+    return _lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
 
 
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = None) -> Tensor:

@@ -24,7 +24,8 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m, n = a.shape[-2:]
     k = min(m, n)
     batch = a.shape[:-2]
-    work = np.array(a, copy=True).reshape(-1, m, n)
+    count = int(np.prod(batch))
+    work = np.array(a, copy=True).reshape(count, m, n)
     rows = np.arange(work.shape[0])
     pivots = np.zeros((work.shape[0], k), dtype=np.int32)
     info = np.zeros(work.shape[0], dtype=np.int32)
@@ -46,8 +47,9 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def permutation(pivots: np.ndarray, m: int) -> np.ndarray:
     """perm (..., m): row i of P^T A is row perm[i] of A, from LAPACK's row swaps."""
     perm = np.broadcast_to(np.arange(m), (*pivots.shape[:-1], m)).copy()
-    flat = perm.reshape(-1, m)
-    swaps = pivots.reshape(-1, pivots.shape[-1]).astype(np.int64) - 1
+    count = int(np.prod(pivots.shape[:-1]))
+    flat = perm.reshape(count, m)
+    swaps = pivots.reshape(count, pivots.shape[-1]).astype(np.int64) - 1
     rows = np.arange(flat.shape[0])
     for i in range(swaps.shape[1]):
         other = swaps[:, i]

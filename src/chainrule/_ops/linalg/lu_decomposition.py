@@ -15,7 +15,7 @@ from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
 from ..primitive import Primitive
 from ..shape.views import cat
-from .common import check_float, check_matrix, const, raise_for_info, triangle
+from .common import check_float, check_matrix, const, triangle
 from .decompositions import warn_once
 from .lu_kernels import getrf, permutation_matrix, unpack_lu
 from .solve import solve_triangular, triangular_forward
@@ -98,8 +98,11 @@ def _lu_factor_grad(g: Any, lu: Tensor, pivots: Tensor) -> Tensor:
 
 def _lu_factor_forward(a: np.ndarray, check: bool, op: str) -> tuple[np.ndarray, ...]:
     lu, pivots, info = getrf(a)
-    if check:
-        raise_for_info(op, info, a.ndim > 2, _zero_pivot)
+    bad = np.flatnonzero(info.reshape(-1))
+    if check and bad.size:  # a plain RuntimeError in PyTorch, not a LinAlgError
+        first = int(bad[0])
+        prefix = f"(Batch element {first}): " if a.ndim > 2 else ""
+        raise RuntimeError(f"{op}: {prefix}{_zero_pivot(int(info.reshape(-1)[first]))}")
     return lu, pivots, info
 
 
@@ -336,6 +339,11 @@ def _check_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, left: bool) -> None:
         raise RuntimeError(
             "linalg.lu_solve: Incompatible shapes of A and B for the equation "
             f"{'AX' if left else 'XA'} = B ({n}x{n} and {rows}x{cols})"
+        )
+    if pivots.ndim == 0 or pivots._data.shape[-1] != n:
+        raise RuntimeError(
+            "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the "
+            "matrix"
         )
     if LU._data.shape[:-1] != pivots._data.shape:
         raise RuntimeError(

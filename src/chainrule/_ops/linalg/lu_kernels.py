@@ -38,8 +38,11 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         pivot = work[:, j, j]
         zero = pivot == 0
         info = np.where((info == 0) & zero, j + 1, info).astype(np.int32)
-        scale = np.where(zero, 1, 1 / np.where(zero, 1, pivot)).astype(work.dtype)
-        work[:, j + 1 :, j] *= scale[:, None]
+        # By the reciprocal, unless that overflows (a subnormal pivot): then divide, as LAPACK
+        safe = np.abs(pivot) >= np.finfo(work.dtype).tiny
+        divisor = np.where(zero, 1, pivot)[:, None]
+        below = work[:, j + 1 :, j]
+        work[:, j + 1 :, j] = np.where(safe[:, None], below * (1 / divisor), below / divisor)
         work[:, j + 1 :, j + 1 :] -= work[:, j + 1 :, j, None] * work[:, j, None, j + 1 :]
     return work.reshape(a.shape), pivots.reshape((*batch, k)), info.reshape(batch)
 

@@ -1,0 +1,645 @@
+"""The LU family, householder_product, cholesky_solve/inverse and triangular_solve beyond
+the op table: LAPACK's pivots (drawn, and on ties), errors with PyTorch's messages (recorded,
+and compared with PyTorch where it is installed), named tuples, info, warnings and the
+nodes' names. Lines of the op table for these ops are in optable_linalg.py."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import hypothesis.extra.numpy as hnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import chainrule
+from chainrule.autograd import gradcheck, gradgradcheck
+
+
+def T(lib: Any, a: Any, dtype: str = "float64", requires_grad: bool = False) -> Any:
+    return lib.tensor(np.asarray(a).astype(dtype), requires_grad=requires_grad)
+
+
+SING = [[1.0, 2, 3], [2, 4, 6], [1, 1, 1]]
+RNG = np.random.default_rng(7)
+A3 = RNG.standard_normal((3, 3))
+V3 = RNG.standard_normal(3)
+R23 = RNG.standard_normal((2, 3))
+
+
+# --- errors: (the call, the exception's type, the first line of its message) -------------------
+
+ERRORS: dict[str, tuple[Callable[[Any], Any], str, str]] = {
+    "lu 1-d": (
+        lambda L: L.linalg.lu(T(L, V3)),
+        "RuntimeError",
+        "linalg.lu: Expected tensor with 2 or more dimensions. Got size: [3] instead",
+    ),
+    "lu int": (
+        lambda L: L.linalg.lu(T(L, A3, "int64")),
+        "NotImplementedError",
+        "\"lu_cpu\" not implemented for 'Long'",
+    ),
+    "lu half": (
+        lambda L: L.linalg.lu(T(L, A3, "float16")),
+        "NotImplementedError",
+        "\"lu_cpu\" not implemented for 'Half'",
+    ),
+    "lu without pivoting": (
+        lambda L: L.linalg.lu(T(L, A3), pivot=False),
+        "RuntimeError",
+        "linalg.lu_factor: LU without pivoting is not implemented on the CPU",
+    ),
+    "lu_factor 1-d": (
+        lambda L: L.linalg.lu_factor(T(L, V3)),
+        "RuntimeError",
+        "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: [3] instead",
+    ),
+    "lu_factor int": (
+        lambda L: L.linalg.lu_factor(T(L, A3, "int64")),
+        "NotImplementedError",
+        "\"lu_cpu\" not implemented for 'Long'",
+    ),
+    "lu_factor without pivoting": (
+        lambda L: L.linalg.lu_factor(T(L, A3), pivot=False),
+        "RuntimeError",
+        "linalg.lu_factor: LU without pivoting is not implemented on the CPU",
+    ),
+    "lu_factor singular": (
+        lambda L: L.linalg.lu_factor(T(L, SING)),
+        "RuntimeError",
+        (
+            "torch.linalg.lu_factor: U[3,3] is zero and using it on lu_solve would result in a "
+            "division by zero. If you still want to perform the factorization, consider calling "
+            "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        ),
+    ),
+    "lu_factor singular batch": (
+        lambda L: L.linalg.lu_factor(T(L, [A3, SING])),
+        "RuntimeError",
+        (
+            "torch.linalg.lu_factor: (Batch element 1): U[3,3] is zero and using it on lu_solve "
+            "would result in a division by zero. If you still want to perform the factorization, "
+            "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        ),
+    ),
+    "lu_factor zero": (
+        lambda L: L.linalg.lu_factor(T(L, np.zeros((2, 3, 3)))),
+        "RuntimeError",
+        (
+            "torch.linalg.lu_factor: (Batch element 0): U[1,1] is zero and using it on lu_solve "
+            "would result in a division by zero. If you still want to perform the factorization, "
+            "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        ),
+    ),
+    "lu_factor_ex check": (
+        lambda L: L.linalg.lu_factor_ex(T(L, [A3, SING]), check_errors=True),
+        "RuntimeError",
+        (
+            "torch.linalg.lu_factor_ex: (Batch element 1): U[3,3] is zero and using it on lu_solve "
+            "would result in a division by zero. If you still want to perform the factorization, "
+            "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+        ),
+    ),
+    "lu_factor_ex 1-d": (
+        lambda L: L.linalg.lu_factor_ex(T(L, V3)),
+        "RuntimeError",
+        "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: [3] instead",
+    ),
+    "torch.lu 1-d": (
+        lambda L: L.lu(T(L, V3)),
+        "RuntimeError",
+        "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: [3] instead",
+    ),
+    "Tensor.lu int": (
+        lambda L: T(L, A3, "int64").lu(),
+        "NotImplementedError",
+        "\"lu_cpu\" not implemented for 'Long'",
+    ),
+    "lu_solve B 1-d": (
+        lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(T(L, A3)), T(L, V3)),
+        "RuntimeError",
+        "linalg.lu_solve: The input tensor B must have at least 2 dimensions.",
+    ),
+    "lu_solve shapes": (
+        lambda L: L.linalg.lu_solve(*L.linalg.lu_factor(T(L, A3)), T(L, np.ones((4, 2)))),
+        "RuntimeError",
+        "linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x2)",
+    ),
+    "lu_solve shapes right": (
+        lambda L: L.linalg.lu_solve(
+            *L.linalg.lu_factor(T(L, A3)), T(L, np.ones((4, 2))), left=False
+        ),
+        "RuntimeError",
+        "linalg.lu_solve: Incompatible shapes of A and B for the equation XA = B (3x3 and 4x2)",
+    ),
+    "lu_solve LU not square": (
+        lambda L: L.linalg.lu_solve(T(L, R23), T(L, [1, 2], "int32"), T(L, np.ones((2, 2)))),
+        "RuntimeError",
+        "torch.linalg.lu_solve: A must be batches of square matrices, but they are 2 by 3 matrices",
+    ),
+    "lu_solve LU 1-d": (
+        lambda L: L.linalg.lu_solve(T(L, V3), T(L, [1, 2, 3], "int32"), T(L, A3)),
+        "RuntimeError",
+        "torch.linalg.lu_solve: The input tensor A must have at least 2 dimensions.",
+    ),
+    "lu_solve LU int": (
+        lambda L: L.linalg.lu_solve(T(L, A3, "int64"), T(L, [1, 2, 3], "int32"), T(L, A3, "int64")),
+        "RuntimeError",
+        "torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got Long",
+    ),
+    "lu_solve pivots dtype": (
+        lambda L: L.linalg.lu_solve(T(L, A3), T(L, [1, 2, 3], "int64"), T(L, A3)),
+        "RuntimeError",
+        "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32",
+    ),
+    "lu_solve pivots shape": (
+        lambda L: L.linalg.lu_solve(T(L, A3), T(L, [1, 2], "int32"), T(L, A3)),
+        "RuntimeError",
+        "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix",
+    ),
+    "lu_solve pivots batch": (
+        lambda L: L.linalg.lu_solve(T(L, np.ones((2, 3, 3))), T(L, [1, 2, 3], "int32"), T(L, A3)),
+        "RuntimeError",
+        (
+            "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got "
+            "pivots with shape [3] instead"
+        ),
+    ),
+    "lu_solve dtypes": (
+        lambda L: L.linalg.lu_solve(T(L, A3), T(L, [1, 2, 3], "int32"), T(L, A3, "float32")),
+        "RuntimeError",
+        (
+            "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+            "Double and B of type Float instead"
+        ),
+    ),
+    "lu_solve pivot too large": (
+        lambda L: L.linalg.lu_solve(T(L, A3), T(L, [4, 2, 3], "int32"), T(L, A3)),
+        "RuntimeError",
+        (
+            "Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you "
+            "properly pass the result of lu_factor?"
+        ),
+    ),
+    "lu_solve pivot zero": (
+        lambda L: L.linalg.lu_solve(T(L, A3), T(L, [0, 2, 3], "int32"), T(L, A3)),
+        "RuntimeError",
+        (
+            "Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass the "
+            "result of lu_factor?"
+        ),
+    ),
+    "lu_solve batches": (
+        lambda L: L.linalg.lu_solve(
+            T(L, np.ones((2, 3, 3))), T(L, np.ones((2, 3)), "int32"), T(L, np.ones((3, 3, 2)))
+        ),
+        "RuntimeError",
+        "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0",
+    ),
+    "torch.lu_solve shapes": (
+        lambda L: L.lu_solve(T(L, np.ones((4, 2))), *L.linalg.lu_factor(T(L, A3))),
+        "RuntimeError",
+        "linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x2)",
+    ),
+    "lu_unpack 1-d": (
+        lambda L: L.lu_unpack(T(L, V3), T(L, [1, 2, 3], "int32")),
+        "RuntimeError",
+        "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: [3] instead",
+    ),
+    "lu_unpack pivots dtype": (
+        lambda L: L.lu_unpack(T(L, A3), T(L, [1, 2, 3], "int64")),
+        "RuntimeError",
+        "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.",
+    ),
+    "lu_unpack pivot too large": (
+        lambda L: L.lu_unpack(T(L, A3), T(L, [4, 2, 3], "int32")),
+        "RuntimeError",
+        (
+            "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
+            "properly pass the result of lu_factor?"
+        ),
+    ),
+    "householder_product 1-d": (
+        lambda L: L.linalg.householder_product(T(L, V3), T(L, V3[:2])),
+        "RuntimeError",
+        "torch.linalg.householder_product: input must have at least 2 dimensions.",
+    ),
+    "householder_product wide": (
+        lambda L: L.linalg.householder_product(T(L, R23), T(L, V3[:2])),
+        "RuntimeError",
+        (
+            "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+            "input.shape[-1]"
+        ),
+    ),
+    "householder_product tau long": (
+        lambda L: L.linalg.householder_product(T(L, R23.T), T(L, V3)),
+        "RuntimeError",
+        (
+            "torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+            "tau.shape[-1]"
+        ),
+    ),
+    "householder_product tau 0-d": (
+        lambda L: L.linalg.householder_product(T(L, R23.T), T(L, 1.0)),
+        "IndexError",
+        "Dimension specified as -1 but tensor has no dimensions",
+    ),
+    "householder_product tau dims": (
+        lambda L: L.linalg.householder_product(T(L, R23.T), T(L, [[1.0, 2]])),
+        "RuntimeError",
+        (
+            "torch.linalg.householder_product: Expected tau to have one dimension less than input, "
+            "but got tau.ndim equal to 2 and input.ndim is equal to 2"
+        ),
+    ),
+    "householder_product tau batch": (
+        lambda L: L.linalg.householder_product(T(L, np.ones((2, 3, 2))), T(L, np.ones((3, 2)))),
+        "RuntimeError",
+        (
+            "torch.linalg.householder_product: Expected batch dimensions of tau to be equal to "
+            "input.shape[:-2], but got [3]"
+        ),
+    ),
+    "householder_product dtypes": (
+        lambda L: L.linalg.householder_product(T(L, R23.T), T(L, [1.0, 2], "float32")),
+        "RuntimeError",
+        "torch.linalg.householder_product: tau dtype Float does not match input dtype Double",
+    ),
+    "householder_product int": (
+        lambda L: L.linalg.householder_product(T(L, R23.T, "int64"), T(L, [1, 2], "int64")),
+        "NotImplementedError",
+        "\"orgqr_cpu\" not implemented for 'Long'",
+    ),
+    "orgqr wide": (
+        lambda L: L.orgqr(T(L, R23), T(L, V3[:2])),
+        "RuntimeError",
+        (
+            "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+            "input.shape[-1]"
+        ),
+    ),
+    "cholesky_inverse 1-d": (
+        lambda L: L.cholesky_inverse(T(L, V3)),
+        "RuntimeError",
+        "cholesky_inverse: The input tensor A must have at least 2 dimensions.",
+    ),
+    "cholesky_inverse not square": (
+        lambda L: L.cholesky_inverse(T(L, R23)),
+        "RuntimeError",
+        "cholesky_inverse: A must be batches of square matrices, but they are 2 by 3 matrices",
+    ),
+    "cholesky_inverse int": (
+        lambda L: L.cholesky_inverse(T(L, A3, "int64")),
+        "NotImplementedError",
+        "\"cholesky_inverse_out_cpu\" not implemented for 'Long'",
+    ),
+    "cholesky_inverse half": (
+        lambda L: L.cholesky_inverse(T(L, A3, "float16")),
+        "NotImplementedError",
+        "\"cholesky_inverse_out_cpu\" not implemented for 'Half'",
+    ),
+    "cholesky_inverse singular": (
+        lambda L: L.cholesky_inverse(T(L, np.diag([1.0, 0, 2]))),
+        "LinAlgError",
+        (
+            "cholesky_inverse: The diagonal element 2 is zero, the inversion could not be "
+            "completed because the input matrix is singular."
+        ),
+    ),
+    "cholesky_inverse singular batch": (
+        lambda L: L.cholesky_inverse(T(L, [np.eye(3), np.diag([1.0, 2, 0])])),
+        "LinAlgError",
+        (
+            "cholesky_inverse: (Batch element 1): The diagonal element 3 is zero, the inversion "
+            "could not be completed because the input matrix is singular."
+        ),
+    ),
+    "cholesky_solve 1-d": (
+        lambda L: L.cholesky_solve(T(L, V3), T(L, A3)),
+        "RuntimeError",
+        "b should have at least 2 dimensions, but has 1 dimensions instead",
+    ),
+    "cholesky_solve L 1-d": (
+        lambda L: L.cholesky_solve(T(L, A3), T(L, V3)),
+        "RuntimeError",
+        "u should have at least 2 dimensions, but has 1 dimensions instead",
+    ),
+    "cholesky_solve not square": (
+        lambda L: L.cholesky_solve(T(L, R23), T(L, R23)),
+        "RuntimeError",
+        "A must be batches of square matrices, but they are 2 by 3 matrices",
+    ),
+    "cholesky_solve shapes": (
+        lambda L: L.cholesky_solve(T(L, np.ones((4, 2))), T(L, A3)),
+        "RuntimeError",
+        (
+            "Incompatible matrix sizes for cholesky_solve: each A matrix is 3 by 3 but each b "
+            "matrix is 4 by 2"
+        ),
+    ),
+    "cholesky_solve dtypes": (
+        lambda L: L.cholesky_solve(T(L, A3), T(L, A3, "float32")),
+        "RuntimeError",
+        (
+            "Expected b and A to have the same dtype, but found b of type Double and A of type "
+            "Float instead."
+        ),
+    ),
+    "cholesky_solve int": (
+        lambda L: L.cholesky_solve(T(L, A3, "int64"), T(L, A3, "int64")),
+        "NotImplementedError",
+        "\"cholesky_solve_cpu\" not implemented for 'Long'",
+    ),
+    "cholesky_solve batches": (
+        lambda L: L.cholesky_solve(T(L, np.ones((2, 3, 2))), T(L, np.ones((3, 3, 3)))),
+        "RuntimeError",
+        "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0",
+    ),
+    "triangular_solve 1-d": (
+        lambda L: L.triangular_solve(T(L, V3), T(L, A3)),
+        "RuntimeError",
+        (
+            "torch.triangular_solve: Expected b to have at least 2 dimensions, but it has 1 "
+            "dimensions instead"
+        ),
+    ),
+    "triangular_solve A 1-d": (
+        lambda L: L.triangular_solve(T(L, A3), T(L, V3)),
+        "RuntimeError",
+        (
+            "torch.triangular_solve: Expected A to have at least 2 dimensions, but it has 1 "
+            "dimensions instead"
+        ),
+    ),
+    "triangular_solve not square": (
+        lambda L: L.triangular_solve(T(L, R23), T(L, R23)),
+        "RuntimeError",
+        "A must be batches of square matrices, but they are 2 by 3 matrices",
+    ),
+    "triangular_solve shapes": (
+        lambda L: L.triangular_solve(T(L, np.ones((4, 2))), T(L, A3)),
+        "RuntimeError",
+        (
+            "Incompatible matrix sizes for triangular_solve: each A matrix is 3 by 3 but each b "
+            "matrix is 4 by 2"
+        ),
+    ),
+    "triangular_solve dtypes": (
+        lambda L: L.triangular_solve(T(L, A3), T(L, A3, "float32")),
+        "RuntimeError",
+        (
+            "Expected b and A to have the same dtype, but found b of type Double and A of type "
+            "Float instead."
+        ),
+    ),
+    "triangular_solve int": (
+        lambda L: L.triangular_solve(T(L, A3, "int64"), T(L, A3, "int64")),
+        "NotImplementedError",
+        "\"triangular_solve_cpu\" not implemented for 'Long'",
+    ),
+    "triangular_solve half": (
+        lambda L: L.triangular_solve(T(L, A3, "float16"), T(L, A3, "float16")),
+        "NotImplementedError",
+        "\"triangular_solve_cpu\" not implemented for 'Half'",
+    ),
+    "triangular_solve batches": (
+        lambda L: L.triangular_solve(T(L, np.ones((2, 3, 2))), T(L, np.ones((3, 3, 3)))),
+        "RuntimeError",
+        "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0",
+    ),
+}
+
+
+def _raised(make: Callable[[Any], Any], lib: Any) -> BaseException:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception) as info:
+            make(lib)
+    return info.value
+
+
+def _kind(error: BaseException, lib: Any) -> str:
+    return "LinAlgError" if isinstance(error, lib.linalg.LinAlgError) else type(error).__name__
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_error_is_the_recorded_one(name: str) -> None:
+    make, kind, message = ERRORS[name]
+    error = _raised(make, chainrule)
+    assert _kind(error, chainrule) == kind
+    assert str(error).splitlines()[0] == message
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_error_matches_torch(torch: Any, name: str) -> None:
+    make, _, _ = ERRORS[name]
+    theirs, mine = _raised(make, torch), _raised(make, chainrule)
+    assert _kind(mine, chainrule) == _kind(theirs, torch)
+    assert str(mine).splitlines()[0] == str(theirs).splitlines()[0]
+
+
+def test_errors_leave_no_graph() -> None:
+    x = T(chainrule, SING, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        chainrule.linalg.lu_factor(x)
+    assert x.grad is None and x._version == 0
+
+
+# --- pivots: LAPACK's, drawn and on ties ---------------------------------------------------------
+
+# Ties in magnitude go to the upper row (LAPACK's idamax takes the first largest entry).
+TIES = {
+    "equal magnitudes": ([[1.0, 2, 0], [-1, 1, 3], [1, 0, 1]], [1, 2, 3]),
+    "a later larger entry": ([[1.0, 2], [-3, 1]], [2, 2]),
+    "ties after a swap": ([[1.0, 1, 1], [2, 1, 0], [-2, 3, 1]], [2, 3, 3]),
+    "a zero column": ([[0.0, 1], [0, 2]], [1, 2]),
+    "all equal": ([[1.0, 1, 1], [1, 1, 1], [1, 1, 1]], [1, 2, 3]),
+    "wide": ([[1.0, 2, 3], [-1, 0, 1]], [1, 2]),
+    "tall": ([[1.0, 2], [3, 4], [-3, 1]], [2, 3]),
+}
+
+
+@pytest.mark.parametrize("name", list(TIES))
+def test_pivots_on_ties_are_lapacks(name: str) -> None:
+    a, pivots = TIES[name]
+    assert chainrule.linalg.lu_factor_ex(T(chainrule, a)).pivots.tolist() == pivots
+
+
+@pytest.mark.parametrize("name", list(TIES))
+def test_pivots_on_ties_match_torch(torch: Any, name: str) -> None:
+    a, _ = TIES[name]
+    mine = chainrule.linalg.lu_factor_ex(T(chainrule, a))
+    theirs = torch.linalg.lu_factor_ex(T(torch, a))
+    assert mine.pivots.tolist() == theirs.pivots.tolist()
+    assert mine.info.tolist() == theirs.info.tolist()
+    np.testing.assert_allclose(mine.LU.numpy(), theirs.LU.numpy(), atol=1e-12)
+
+
+matrices = st.tuples(st.integers(0, 2), st.integers(1, 5), st.integers(1, 5)).flatmap(
+    lambda s: hnp.arrays(
+        np.float64,
+        (s[0], s[1], s[2]) if s[0] else (s[1], s[2]),
+        # small integers make exact ties and zero pivots common
+        elements=st.integers(-3, 3).map(float) | st.floats(-4, 4, width=32),
+    )
+)
+
+
+@given(matrices)
+def test_drawn_factorizations_reconstruct_the_input(a: np.ndarray) -> None:
+    p, low, up = chainrule.linalg.lu(T(chainrule, a))
+    np.testing.assert_allclose((p @ low @ up).numpy(), a, atol=1e-9)
+    assert np.all(np.abs(low.numpy()) <= 1 + 1e-12)  # partial pivoting bounds the multipliers
+
+
+@given(matrices, st.sampled_from(["float64", "float32"]))
+def test_drawn_pivots_match_torch(torch: Any, a: np.ndarray, dtype: str) -> None:
+    mine = chainrule.linalg.lu_factor_ex(T(chainrule, a, dtype))
+    theirs = torch.linalg.lu_factor_ex(T(torch, a, dtype))
+    assert mine.pivots.tolist() == theirs.pivots.tolist()
+    assert mine.info.tolist() == theirs.info.tolist()
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(mine.LU.numpy(), theirs.LU.numpy(), rtol=tol, atol=tol)
+    assert mine.LU.stride() == theirs.LU.stride()
+
+
+# --- named tuples, info and warnings -------------------------------------------------------------
+
+TUPLES: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "lu_factor_ex": (
+        lambda L: L.linalg.lu_factor_ex(T(L, [[0.0, 1], [0, 2]], "float32")),
+        "return_types.linalg_lu_factor_ex(\nLU=tensor([[0., 1.],\n        [0., 2.]]),\n"
+        "pivots=tensor([1, 2], dtype=LIB.int32),\ninfo=tensor(1, dtype=LIB.int32))",
+    ),
+    "lu": (
+        lambda L: L.linalg.lu(T(L, [[1.0, 2], [4, 4]], "float32")),
+        "return_types.linalg_lu(\nP=tensor([[0., 1.],\n        [1., 0.]]),\n"
+        "L=tensor([[1.0000, 0.0000],\n        [0.2500, 1.0000]]),\n"
+        "U=tensor([[4., 4.],\n        [0., 1.]]))",
+    ),
+    "lu_factor": (
+        lambda L: L.linalg.lu_factor(T(L, [[1.0, 2], [4, 4]], "float32")),
+        "return_types.linalg_lu_factor(\nLU=tensor([[4.0000, 4.0000],\n        [0.2500, 1.0000]]),"
+        "\npivots=tensor([2, 2], dtype=LIB.int32))",
+    ),
+    "lu_unpack without data": (
+        lambda L: L.lu_unpack(*L.linalg.lu_factor(T(L, [[1.0, 2], [4, 4]], "float32")), False),
+        "return_types.lu_unpack(\nP=tensor([[0., 1.],\n        [1., 0.]]),\nL=tensor([]),\n"
+        "U=tensor([]))",
+    ),
+    "torch.lu with infos": (
+        lambda L: L.lu(T(L, [[1.0, 2], [2, 4]], "float32"), get_infos=True),
+        "return_types._lu_with_info(\nLU=tensor([[2.0000, 4.0000],\n        [0.5000, 0.0000]]),\n"
+        "pivots=tensor([2, 2], dtype=LIB.int32),\ninfo=tensor(2, dtype=LIB.int32))",
+    ),
+    "triangular_solve": (
+        lambda L: L.triangular_solve(
+            T(L, [[2.0], [9]], "float32"), T(L, [[2.0, 0], [5, 4]], "float32"), upper=False
+        ),
+        "return_types.triangular_solve(\nsolution=tensor([[1.],\n        [1.]]),\n"
+        "cloned_coefficient=tensor([[2., 0.],\n        [5., 4.]]))",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TUPLES))
+def test_result_prints_as_recorded(name: str) -> None:
+    make, text = TUPLES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert repr(make(chainrule)) == "chainrule." + text.replace("LIB", "chainrule")
+
+
+@pytest.mark.parametrize("name", list(TUPLES))
+def test_result_prints_as_torch(torch: Any, name: str) -> None:
+    make, _ = TUPLES[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = repr(make(torch))
+        mine = repr(make(chainrule))
+    assert mine == theirs.replace("torch.", "chainrule.")
+
+
+def test_legacy_lu_returns_plain_tuples() -> None:
+    a = T(chainrule, A3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for result, size in ((chainrule.lu(a), 2), (a.lu(), 2), (a.lu(get_infos=True), 3)):
+            assert type(result) is tuple and len(result) == size
+
+
+def test_singular_factorizations_report_info_without_raising() -> None:
+    a = T(chainrule, [SING, A3, np.zeros((3, 3))])
+    assert chainrule.linalg.lu_factor_ex(a).info.tolist() == [3, 0, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert chainrule.lu(a, get_infos=True)[2].tolist() == [3, 0, 1]
+    p, low, up = chainrule.linalg.lu(a)  # linalg.lu does not check
+    np.testing.assert_allclose((p @ low @ up).numpy(), a.numpy(), atol=1e-12)
+
+
+def test_deprecated_functions_warn_once() -> None:
+    a = T(chainrule, A3 + 3 * np.eye(3))
+    calls = {
+        "torch.lu is deprecated": lambda: chainrule.lu(a),
+        "torch.lu_solve is deprecated": lambda: chainrule.lu_solve(
+            a, *chainrule.linalg.lu_factor(a)
+        ),
+        "torch.triangular_solve is deprecated": lambda: chainrule.triangular_solve(a, a),
+    }
+    for start, call in calls.items():
+        with warnings.catch_warnings(record=True) as first:
+            warnings.simplefilter("always")
+            call()
+            call()
+        said = [str(w.message) for w in first if str(w.message).startswith(start)]
+        assert len(said) <= 1  # once per process: an earlier test may have used it already
+
+
+# --- gradients: nodes, the permutation, and orders beyond the op table ---------------------------
+
+
+def test_node_names_and_the_constant_permutation() -> None:
+    a = T(chainrule, A3, requires_grad=True)
+    p, low, up = chainrule.linalg.lu(a)
+    assert p.grad_fn is None and not p.requires_grad
+    assert type(low.grad_fn).__name__ == "LinalgLuBackward0" and up.grad_fn is low.grad_fn
+    lu_, pivots = chainrule.linalg.lu_factor(a)
+    assert type(lu_.grad_fn).__name__ == "LinalgLuFactorExBackward0" and pivots.grad_fn is None
+    unpacked = chainrule.lu_unpack(lu_, pivots)
+    assert unpacked.P.grad_fn is None
+    assert type(unpacked.L.grad_fn).__name__ == "LuUnpackBackward0"
+    x = chainrule.linalg.lu_solve(lu_, pivots, T(chainrule, R23.T, requires_grad=True))
+    assert type(x.grad_fn).__name__ == "LinalgLuSolveBackward0"
+    assert x.grad_fn.next_functions[0][0] is lu_.grad_fn
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4)])
+def test_third_derivative_of_lu(shape: tuple[int, ...]) -> None:
+    a = T(chainrule, np.random.default_rng(3).uniform(-1, 1, shape), requires_grad=True)
+
+    def f(x: Any) -> Any:
+        _, low, up = chainrule.linalg.lu(x)
+        return (low.sin().sum() + (up * up).sum()).reshape(1)
+
+    assert gradcheck(f, (a,))
+    assert gradgradcheck(f, (a,))
+
+
+def test_factor_gradients_agree_across_the_three_routes() -> None:
+    """lu, lu_factor + lu_unpack and lu_factor alone are one function of A."""
+    rng = np.random.default_rng(5)
+    a = T(chainrule, rng.uniform(-1, 1, (2, 3, 3)), requires_grad=True)
+    w = T(chainrule, rng.uniform(-1, 1, (2, 3, 3)))
+    _, low, up = chainrule.linalg.lu(a)
+    g1 = chainrule.autograd.grad(((low + up) * w).sum(), a)[0]
+    _, low, up = chainrule.lu_unpack(*chainrule.linalg.lu_factor(a))
+    g2 = chainrule.autograd.grad(((low + up) * w).sum(), a)[0]
+    g3 = chainrule.autograd.grad((chainrule.linalg.lu_factor(a).LU * w).sum(), a)[0]
+    np.testing.assert_allclose(g1.numpy(), g2.numpy(), atol=1e-10)
+    np.testing.assert_allclose(g1.numpy(), g3.numpy(), atol=1e-10)

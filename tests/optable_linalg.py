@@ -156,6 +156,12 @@ def np_householder(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
     return q
 
 
+def _seeded(a: Any, f: Any) -> Any:
+    """f(library of a), with the library's generator seeded first."""
+    lib(a).manual_seed(0)
+    return f(lib(a))
+
+
 def np_matrix_power(a: np.ndarray, n: int) -> np.ndarray:
     if n < 0:
         a, n = np.linalg.inv(a), -n
@@ -342,6 +348,23 @@ OPS: tuple[Op, ...] = (
        **LA_TOL),
     Op("linalg_orgqr_method", lambda a, t: a.orgqr(t), np_householder, (((3, 3), (3,)),),
        **LA_TOL),
+    # randomized low-rank SVD: exact at full rank (q = min(m, n)); the seed is set inside so
+    # that every call draws the same test matrix (then torch's and chainrule's are equal)
+    Op("linalg_svd_lowrank_S",
+       lambda a: _seeded(a, lambda L: L.svd_lowrank(a, q=min(a.shape[-2:]))[1]),
+       lambda a: np.linalg.svd(a)[1], RECT, **LA_TOL),
+    Op("linalg_svd_lowrank_USV",
+       lambda a: _seeded(a, lambda L: (lambda u, s, v: (u * s.unsqueeze(-2)) @ v.mT)(
+           *L.svd_lowrank(a, q=min(a.shape[-2:]), niter=1))),
+       lambda a: a, RECT, **LA_TOL),
+    Op("linalg_svd_lowrank_M", lambda a, m: _seeded(a, lambda L: L.svd_lowrank(a, q=2, M=m)[1]),
+       lambda a, m: np.linalg.svd(a - m)[1], (((3, 2), (3, 2)), ((2, 4), (1, 4))), **LA_TOL),
+    Op("linalg_pca_lowrank", lambda a: _seeded(a, lambda L: L.pca_lowrank(a)[1]),
+       lambda a: np.linalg.svd(a - a.mean(-2, keepdims=True))[1][..., : min(6, *a.shape[-2:])],
+       (((4, 3),), ((2, 5, 3),)), **LA_TOL),
+    Op("linalg_pca_lowrank_uncentered",
+       lambda a: _seeded(a, lambda L: L.pca_lowrank(a, q=2, center=False)[1]),
+       lambda a: np.linalg.svd(a)[1], (((4, 2),),), **LA_TOL),
     # factorizations
     Op("linalg_cholesky", lambda a: LA(a).cholesky(spd(a)), lambda a: np.linalg.cholesky(spd(a)),
        SQ, **LA_TOL),

@@ -149,7 +149,6 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
         "swapaxes_", "swapdims_", "t_", "transpose_", "unfold",
         "unsqueeze_",
         # torch.linalg
-        "ldl_factor", "ldl_factor_ex", "ldl_solve",
                          # torch.special
                         # torch.nn.functional
         "affine_grid", "fractional_max_pool*", "grid_sample",     ),

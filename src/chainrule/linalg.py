@@ -12,6 +12,7 @@ from ._ops.linalg.decompositions import linalg_slogdet as slogdet
 from ._ops.linalg.exponential import matrix_exp
 from ._ops.linalg.geometry import linalg_cross as cross
 from ._ops.linalg.householder import householder_product
+from ._ops.linalg.ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ._ops.linalg.lu_decomposition import linalg_lu as lu
 from ._ops.linalg.lu_decomposition import linalg_lu_solve as lu_solve
 from ._ops.linalg.lu_decomposition import lu_factor, lu_factor_ex
@@ -35,6 +36,9 @@ __all__ = [
     "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
     "lu",
     "lu_factor",

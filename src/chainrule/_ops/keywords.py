@@ -95,7 +95,8 @@ OUT: dict[str, frozenset[str]] = {
     "torch.linalg": frozenset(
         {
             "cholesky", "cholesky_ex", "cond", "cross", "det", "eigh", "eigvalsh",
-            "householder_product", "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex",
+            "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+            "lu", "lu_factor", "lu_factor_ex",
             "lu_solve", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
             "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
             "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vecdot",

@@ -84,6 +84,7 @@ from ._ops.special import *  # noqa: F403
 from ._tensor_methods import bind as _bind_tensor_methods
 
 _bind_tensor_methods()
+from ._lobpcg import lobpcg
 from ._lowrank import pca_lowrank, svd_lowrank
 from ._printing import get_printoptions, set_printoptions
 from ._random_distributions import bernoulli, multinomial, normal

@@ -617,6 +617,9 @@ def test_node_names_and_the_constant_permutation() -> None:
     x = chainrule.linalg.lu_solve(lu_, pivots, T(chainrule, R23.T, requires_grad=True))
     assert type(x.grad_fn).__name__ == "LinalgLuSolveBackward0"
     assert x.grad_fn.next_functions[0][0] is lu_.grad_fn
+    # the integer pivots are no edge of PyTorch's nodes
+    assert len(x.grad_fn.next_functions) == 2
+    assert len(unpacked.L.grad_fn.next_functions) == 1
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4)])

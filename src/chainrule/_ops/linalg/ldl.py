@@ -208,23 +208,23 @@ def _sytrs(ld: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
-def _ldl_solve_forward(ld: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _ldl_solve_forward(ld: np.ndarray, b: np.ndarray, pivots: Tensor) -> np.ndarray:
     batch = broadcast_shapes(ld.shape[:-2], b.shape[:-2])
     ld = np.broadcast_to(ld, (*batch, *ld.shape[-2:]))
-    pivots = np.broadcast_to(pivots, (*batch, pivots.shape[-1]))
+    piv = np.broadcast_to(pivots._data, (*batch, ld.shape[-1]))
     b = np.broadcast_to(b, (*batch, *b.shape[-2:]))
     x = np.zeros(b.shape, dtype=b.dtype)
     for index in np.ndindex(*batch):
-        x[index] = _sytrs(ld[index], pivots[index], b[index])
+        x[index] = _sytrs(ld[index], piv[index], b[index])
     return column_major(x)
 
 
 _ldl_solve = Primitive(
     "torch::autograd::NotImplemented",
     _ldl_solve_forward,
-    inputs=("LD", "pivots", "B"),
-    grads=(_no_solve_derivative, None, _no_solve_derivative),
-    formulas=("none: aten::linalg_ldl_solve has no derivative", None, "none"),
+    inputs=("LD", "B"),  # the pivots are an argument: PyTorch's node has no edge for them
+    grads=(_no_solve_derivative, _no_solve_derivative),
+    formulas=("none: aten::linalg_ldl_solve has no derivative", "none"),
 )
 
 
@@ -265,4 +265,4 @@ def ldl_solve(
             "Pivots given to ldl_solve must all satisfy |pivot| <= LD.size(-2). Did you properly "
             "pass the result of ldl_factor?"
         )
-    return _ldl_solve(LD, pivots, B)
+    return _ldl_solve(LD, B, pivots=pivots)

@@ -200,16 +200,15 @@ def linalg_lu(A: Tensor, *, pivot: bool = True, out: Any = None) -> Any:
 
 
 def _unpack_forward(
-    lu_: np.ndarray, pivots: np.ndarray, unpack_data: bool, unpack_pivots: bool
+    lu_: np.ndarray, pivots: Tensor, unpack_data: bool, unpack_pivots: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     empty = np.zeros((0,), dtype=lu_.dtype)
     low, up = unpack_lu(lu_) if unpack_data else (empty, empty)
     if not unpack_pivots:
         return empty, low, up
     batch = lu_.shape[:-2]
-    p = permutation_matrix(
-        np.broadcast_to(pivots, (*batch, pivots.shape[-1])), lu_.shape[-2], lu_.dtype
-    )
+    piv = pivots._data
+    p = permutation_matrix(np.broadcast_to(piv, (*batch, piv.shape[-1])), lu_.shape[-2], lu_.dtype)
     return p, low, up
 
 
@@ -231,10 +230,10 @@ def _unpack_grad(g: Any, lu_: Tensor) -> Tensor:
 _lu_unpack = Primitive(
     "LuUnpackBackward0",
     _unpack_forward,
-    inputs=("LU_data", "LU_pivots"),
+    inputs=("LU_data",),  # the pivots are an argument: PyTorch's node has no edge for them
     outputs=("P", "L", "U"),
-    grads=(lambda g, n: _unpack_grad(g, n.LU_data), None),
-    formulas=("tril₋₁(grad[1]) + triu(grad[2]), laid into LU_data's shape", None),
+    grads=(lambda g, n: _unpack_grad(g, n.LU_data),),
+    formulas=("tril₋₁(grad[1]) + triu(grad[2]), laid into LU_data's shape",),
     layout=contiguous_array,
 )
 
@@ -267,7 +266,7 @@ def lu_unpack(
                 "properly pass the result of lu_factor?"
             )
     p, low, up = _lu_unpack(
-        LU_data, LU_pivots, unpack_data=unpack_data, unpack_pivots=unpack_pivots
+        LU_data, pivots=LU_pivots, unpack_data=unpack_data, unpack_pivots=unpack_pivots
     )
     return return_types.lu_unpack((_constant(p), low, up))
 
@@ -288,17 +287,17 @@ def _solve_left(lu_: np.ndarray, pivots: np.ndarray, b: np.ndarray, adjoint: boo
 
 
 def _lu_solve_forward(
-    lu_: np.ndarray, pivots: np.ndarray, b: np.ndarray, left: bool, adjoint: bool
+    lu_: np.ndarray, b: np.ndarray, pivots: Tensor, left: bool, adjoint: bool
 ) -> np.ndarray:
     if left:
-        return column_major(_solve_left(lu_, pivots, b, adjoint))
+        return column_major(_solve_left(lu_, pivots._data, b, adjoint))
     # X A = B is Aᵀ Xᵀ = Bᵀ (and X Aᵀ = B is A Xᵀ = Bᵀ)
-    x = _solve_left(lu_, pivots, np.swapaxes(b, -1, -2), not adjoint)
+    x = _solve_left(lu_, pivots._data, np.swapaxes(b, -1, -2), not adjoint)
     return np.swapaxes(column_major(x), -1, -2)
 
 
 def _lu_solve_grad_b(g: Tensor, n: Any) -> Tensor:
-    return _lu_solve(n.LU, n.pivots, g, left=n.left, adjoint=not n.adjoint)
+    return _lu_solve(n.LU, g, pivots=n.pivots, left=n.left, adjoint=not n.adjoint)
 
 
 def _lu_solve_grad_lu(g: Tensor, n: Any) -> Tensor:
@@ -317,11 +316,10 @@ def _lu_solve_grad_lu(g: Tensor, n: Any) -> Tensor:
 _lu_solve = Primitive(
     "LinalgLuSolveBackward0",
     _lu_solve_forward,
-    inputs=("LU", "pivots", "B"),
-    grads=(_lu_solve_grad_lu, None, _lu_solve_grad_b),
+    inputs=("LU", "B"),  # the pivots are an argument: PyTorch's node has no edge for them
+    grads=(_lu_solve_grad_lu, _lu_solve_grad_b),
     formulas=(
         "tril₋₁(Pᵀ grad_A Uᵀ) + triu(Lᵀ Pᵀ grad_A), grad_A = -A⁻ᵀ · grad · resultᵀ (left)",
-        None,
         "A⁻ᵀ · grad (left = {left}, adjoint = {adjoint})",
     ),
 )
@@ -382,7 +380,7 @@ def linalg_lu_solve(
 ) -> Tensor:
     """X with AX = B from A's lu_factor (XA = B if not `left`; Aᵀ in place of A if `adjoint`)."""
     _check_lu_solve(LU, pivots, B, left)
-    return _lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
+    return _lu_solve(LU, B, pivots=pivots, left=left, adjoint=adjoint)
 
 
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = None) -> Tensor:

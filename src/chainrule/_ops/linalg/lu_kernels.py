@@ -17,9 +17,9 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Column by column over the whole stack at once: the pivot is the first entry of
     largest magnitude on or below the diagonal (LAPACK's idamax, so ties go to the
     upper row), whole rows are swapped, the column below is scaled by the pivot's
-    reciprocal and the trailing block takes a rank-one update. `pivots` are 1-based
-    row numbers (int32); `info` is 1 + the first column whose pivot is exactly zero
-    (its column is left unscaled and the factorization goes on), else 0.
+    reciprocal (see below for when it is divided) and the trailing block takes a rank-one
+    update. `pivots` are 1-based row numbers (int32); `info` is 1 + the first column whose
+    pivot is exactly zero (its column is left unscaled and the factorization goes on), else 0.
     """
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -38,8 +38,12 @@ def getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         pivot = work[:, j, j]
         zero = pivot == 0
         info = np.where((info == 0) & zero, j + 1, info).astype(np.int32)
-        # By the reciprocal, unless that overflows (a subnormal pivot): then divide, as LAPACK
+        # By the reciprocal, unless that overflows (a subnormal pivot): then divide, as LAPACK.
+        # The LAPACK PyTorch ships (MKL) also divides in the last step of a square matrix of
+        # order 4 or less, which makes the last bits agree.
         safe = np.abs(pivot) >= np.finfo(work.dtype).tiny
+        if m == n <= 4 and j == n - 2:
+            safe = np.zeros_like(safe)
         divisor = np.where(zero, 1, pivot)[:, None]
         below = work[:, j + 1 :, j]
         work[:, j + 1 :, j] = np.where(safe[:, None], below * (1 / divisor), below / divisor)

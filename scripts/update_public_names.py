@@ -89,6 +89,8 @@ SINGLE: dict[str, dict[str, str]] = {
             "kaiser_window",
         )
     },
+    "chainrule._lobpcg": {"lobpcg": "lobpcg"},
+    "chainrule._lowrank": {"pca_lowrank": "pca_lowrank", "svd_lowrank": "svd_lowrank"},
 }
 
 # Public submodules, imported when first read as `chainrule.<name>`.

@@ -30,6 +30,14 @@ TORCH_HAS_NO_TANGENT = {
     "scatter_reduce_prod_exclude_self",
 }
 
+# Lines (by name prefix) where torch's forward mode is not the derivative of the op: there
+# chainrule's tangent is the transpose of its gradient (checked below) and torch's is not.
+TORCH_TANGENT_DIFFERS = {
+    "linalg_cholesky_inverse": "torch's tangent disagrees with finite differences",
+    "linalg_triangular_solve": "torch's tangent takes all of A's tangent, though the op (and "
+    "torch's gradient) read only A's triangle",
+}
+
 
 def _rng(op: Op, i: int) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(f"tangent-{op.name}-{i}".encode()))
@@ -88,6 +96,9 @@ def test_tangent_is_the_transpose_of_the_gradient(op: Op, i: int) -> None:
 
 @pytest.mark.parametrize(("op", "i"), CASES)
 def test_tangent_matches_torch(torch: Any, op: Op, i: int) -> None:
+    differs = [why for name, why in TORCH_TANGENT_DIFFERS.items() if op.name.startswith(name)]
+    if differs:
+        pytest.skip(differs[0])
     arrays = sample_arrays(op, i)
     tangents = _tangents(op, i, arrays)
     try:

@@ -484,6 +484,12 @@ class TensorSurface:
     def inverse(self, *, out: Any = ...) -> Tensor: ...  # decompositions.inverse
     def cholesky(self, upper: _builtins.bool = ..., *, out: Any = ...) -> Tensor: ...  # decompositions.cholesky
     def qr(self, some: _builtins.bool = ..., *, out: Any = ...) -> Any: ...  # decompositions.qr
+    def lu(self, pivot: _builtins.bool = ..., get_infos: _builtins.bool = ...) -> Any: ...  # lu_decomposition.tensor_lu
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = ...) -> Tensor: ...  # lu_decomposition.lu_solve
+    def cholesky_inverse(self, upper: _builtins.bool = ..., *, out: Any = ...) -> Tensor: ...  # factored_solve.cholesky_inverse
+    def cholesky_solve(self, L: Tensor, upper: _builtins.bool = ..., *, out: Any = ...) -> Tensor: ...  # factored_solve.cholesky_solve
+    def triangular_solve(self, A: Tensor, upper: _builtins.bool = ..., transpose: _builtins.bool = ..., unitriangular: _builtins.bool = ..., *, out: Any = ...) -> Any: ...  # factored_solve.triangular_solve
+    def orgqr(self, tau: Tensor) -> Tensor: ...  # householder.orgqr
     def svd(self, some: _builtins.bool = ..., compute_uv: _builtins.bool = ..., *, out: Any = ...) -> Any: ...  # spectral.svd
     def pinverse(self, rcond: _builtins.float = ...) -> Tensor: ...  # spectral.pinverse
     def softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_softmax

@@ -16,7 +16,10 @@ if TYPING:
         correlation,
         decompositions,
         exponential,
+        factored_solve,
         geometry,
+        householder,
+        lu_decomposition,
         matrix_multiply,
         products,
         spectral,
@@ -37,24 +40,27 @@ if TYPING:
 else:  # each family is imported when one of its methods is first used (_lazy.py)
     distributions = LazyModule("chainrule._random_distributions")
     samplers = LazyModule("chainrule._random_samplers")
+    correlation = LazyModule("chainrule._ops.linalg.correlation")
     decompositions = LazyModule("chainrule._ops.linalg.decompositions")
     exponential = LazyModule("chainrule._ops.linalg.exponential")
     geometry = LazyModule("chainrule._ops.linalg.geometry")
     matrix_multiply = LazyModule("chainrule._ops.linalg.matrix_multiply")
     products = LazyModule("chainrule._ops.linalg.products")
     spectral = LazyModule("chainrule._ops.linalg.spectral")
+    counting = LazyModule("chainrule._ops.reduction.counting")
     extrema = LazyModule("chainrule._ops.reduction.extrema")
+    frequency = LazyModule("chainrule._ops.reduction.frequency")
     logical = LazyModule("chainrule._ops.reduction.logical")
     moments = LazyModule("chainrule._ops.reduction.moments")
     product = LazyModule("chainrule._ops.reduction.product")
+    quantiles = LazyModule("chainrule._ops.reduction.quantiles")
     scans = LazyModule("chainrule._ops.reduction.scans")
     sorting = LazyModule("chainrule._ops.reduction.sorting")
     sum_mean = LazyModule("chainrule._ops.reduction.sum_mean")
     activation = LazyModule("chainrule.nn.functional._activation_softmax")
-    correlation = LazyModule("chainrule._ops.linalg.correlation")
-    frequency = LazyModule("chainrule._ops.reduction.frequency")
-    quantiles = LazyModule("chainrule._ops.reduction.quantiles")
-    counting = LazyModule("chainrule._ops.reduction.counting")
+    factored_solve = LazyModule("chainrule._ops.linalg.factored_solve")
+    householder = LazyModule("chainrule._ops.linalg.householder")
+    lu_decomposition = LazyModule("chainrule._ops.linalg.lu_decomposition")
 
 __all__ = ["ReductionLinalgMethods"]
 
@@ -134,6 +140,12 @@ class ReductionLinalgMethods:
     inverse = decompositions.inverse
     cholesky = decompositions.cholesky
     qr = decompositions.qr
+    lu = lu_decomposition.tensor_lu
+    lu_solve = lu_decomposition.lu_solve
+    cholesky_inverse = factored_solve.cholesky_inverse
+    cholesky_solve = factored_solve.cholesky_solve
+    triangular_solve = factored_solve.triangular_solve
+    orgqr = householder.orgqr
     svd = spectral.svd
     pinverse = spectral.pinverse
 

@@ -5,7 +5,12 @@ products        inner, vdot, kron, tensordot, addmm, addmv, baddbmm, addbmm, mul
                 matrix_power
 contraction     einsum
 decompositions  inv, det, slogdet, logdet, cholesky, qr
+lu_decomposition lu_factor, lu_factor_ex, lu, lu_unpack, lu_solve (and the older torch.lu, lu_solve)
+lu_kernels      LAPACK's partially pivoted LU (getrf) on NumPy stacks
+householder     householder_product, orgqr
+ldl             ldl_factor, ldl_factor_ex, ldl_solve (Bunch-Kaufman; no derivative, as in PyTorch)
 solve           solve, solve_ex, solve_triangular
+factored_solve  cholesky_solve, cholesky_inverse, triangular_solve
 spectral        eigh, eigvalsh, svd, svdvals, pinv, matrix_rank, lstsq
 norms           vector_norm, matrix_norm, norm (of chainrule.linalg)
 geometry        cross, cdist
@@ -23,7 +28,11 @@ from . import (
     correlation,
     decompositions,
     exponential,
+    factored_solve,
     geometry,
+    householder,
+    ldl,
+    lu_decomposition,
     matrix_multiply,
     products,
     solve,
@@ -34,7 +43,11 @@ from .contraction import *  # noqa: F403
 from .correlation import *  # noqa: F403
 from .decompositions import *  # noqa: F403
 from .exponential import *  # noqa: F403
+from .factored_solve import *  # noqa: F403
 from .geometry import *  # noqa: F403
+from .householder import *  # noqa: F403
+from .ldl import *  # noqa: F403
+from .lu_decomposition import *  # noqa: F403
 from .matrix_multiply import *  # noqa: F403
 from .products import *  # noqa: F403
 from .solve import *  # noqa: F403
@@ -48,6 +61,10 @@ __all__ = [
     *geometry.__all__,
     *matrix_multiply.__all__,
     *exponential.__all__,
+    *factored_solve.__all__,
+    *householder.__all__,
+    *ldl.__all__,
+    *lu_decomposition.__all__,
     *products.__all__,
     *solve.__all__,
     *spectral.__all__,

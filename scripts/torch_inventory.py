@@ -137,7 +137,7 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
         "quantile", "range", "renorm", "result_type", "rms_norm", "rrelu", "rrelu_",
         "scalar_tensor", "scatter_reduce", "searchsorted", "select_scatter", "selu",
         "selu_", "set_default_device", "set_num_threads", "slice_scatter",
-        "split_with_sizes", "svd_lowrank", "threshold", "threshold_", "trapz",
+        "svd_lowrank", "threshold", "threshold_", "trapz",
         "triangular_solve", "tril_indices", "triu_indices", "unique",
         "unique_consecutive", "unravel_index", "unsafe_chunk", "unsafe_split",
         "unsafe_split_with_sizes", "vander", "xlogy_", "zero_",

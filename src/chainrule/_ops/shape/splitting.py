@@ -16,7 +16,15 @@ from ..primitive import wrap_dim
 from ..view_tracking import MultiView, slice_dim
 from .views import cat
 
-__all__ = ["chunk", "dsplit", "hsplit", "split", "tensor_split", "vsplit"]
+__all__ = [
+    "chunk",
+    "dsplit",
+    "hsplit",
+    "split",
+    "split_with_sizes",
+    "tensor_split",
+    "vsplit",
+]
 
 
 def _pieces(a: np.ndarray, dim: int, sizes: tuple[int, ...], **_: Any) -> tuple[np.ndarray, ...]:
@@ -49,10 +57,15 @@ def _as_int(value: Any, fn: str, arg: str) -> int:
     return int(value)
 
 
-def _sizes_list(sizes: Sequence[Any]) -> tuple[int, ...]:
+def _sizes_list(sizes: Sequence[Any], position: int = 2) -> tuple[int, ...]:
     out = []
     for i, s in enumerate(sizes):
-        if isinstance(s, bool) or not isinstance(s, int | np.integer | Tensor):
+        if isinstance(s, bool | float | np.floating | np.bool_):
+            raise TypeError(
+                f"split_with_sizes(): argument 'split_sizes' (position {position}) must be tuple "
+                f"of ints, but found element of type {type(s).__name__} at pos {i}"
+            )
+        if not isinstance(s, int | np.integer | Tensor):
             raise TypeError(
                 "split_with_sizes(): argument 'split_sizes' failed to unpack the object at pos "
                 f'{i + 1} with error "type must be tuple of ints,but got {type(s).__name__}"'
@@ -72,18 +85,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     d = wrap_dim(dim, tensor.ndim)
     size = tensor._data.shape[d]
     if isinstance(split_size_or_sections, Sequence):
-        sizes = _sizes_list(split_size_or_sections)
-        if any(s < 0 for s in sizes):
-            raise RuntimeError(
-                "split_with_sizes expects split_sizes have only non-negative entries, but got "
-                f"split_sizes={list(sizes)}"
-            )
-        if sum(sizes) != size:
-            raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-                f"size at dimension {d}), but got split_sizes={list(sizes)}"
-            )
-        return _split_with_sizes(tensor, len(sizes), dim=d, sizes=sizes)
+        return _with_sizes(tensor, _sizes_list(split_size_or_sections), d)
     step = _as_int(split_size_or_sections, "split", "split_size")
     if step < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
@@ -94,6 +96,49 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     count = max(1, -(-size // step)) if step else 1
     sizes = tuple(min(step, size - i * step) for i in range(count))
     return _split(tensor, count, dim=d, sizes=sizes)
+
+
+def _with_sizes(tensor: Tensor, sizes: tuple[int, ...], d: int) -> tuple[Tensor, ...]:
+    size = tensor._data.shape[d]
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(
+            "split_with_sizes expects split_sizes have only non-negative entries, but got "
+            f"split_sizes={list(sizes)}"
+        )
+    if sum(sizes) != size:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+            f"size at dimension {d}), but got split_sizes={list(sizes)}"
+        )
+    return _split_with_sizes(tensor, len(sizes), dim=d, sizes=sizes)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of the listed sizes along `dim` (they must add up to its size)."""
+    return _split_with_sizes_checked(input, split_sizes, dim, position=2)
+
+
+def split_with_sizes_method(
+    self: Tensor, split_sizes: Sequence[int], dim: int = 0
+) -> tuple[Tensor, ...]:
+    """`x.split_with_sizes([1, 2])`: as `split_with_sizes` (PyTorch counts its argument first)."""
+    return _split_with_sizes_checked(self, split_sizes, dim, position=1)
+
+
+split_with_sizes_method.__name__ = split_with_sizes_method.__qualname__ = "split_with_sizes"
+
+
+def _split_with_sizes_checked(
+    input: Tensor, split_sizes: Any, dim: int, position: int
+) -> tuple[Tensor, ...]:
+    if not isinstance(split_sizes, Sequence):
+        raise TypeError(
+            f"split_with_sizes(): argument 'split_sizes' (position {position}) must be tuple of "
+            f"ints, not {type(split_sizes).__name__}"
+        )
+    sizes = _sizes_list(split_sizes, position)
+    _check_dims("split", input)
+    return _with_sizes(input, sizes, wrap_dim(dim, input.ndim))
 
 
 def split_method(

@@ -109,21 +109,13 @@ class _StaleView(Tensor):
 # Printed and named as a Tensor is (`type(t)` reads the same).
 _StaleView.__name__ = _StaleView.__qualname__ = "Tensor"
 _StaleView.__module__ = Tensor.__module__
-_stale_classes: dict[type, type] = {Tensor: _StaleView}
 
 
 def invalidate(view: Tensor) -> None:
-    """Mark a view stale after a write to its memory (see the Note)."""
+    """Mark a view stale after a write to its memory (see the Note). Ops give plain
+    Tensors, so a view is one (a subclass keeps its class, and its plain slot)."""
     base = view._base
     if base is not None and base._requires_grad:
         view._requires_grad = True  # a view needs a gradient once its base does
-    cls = type(view)
-    if cls in _stale_classes.values():
-        return
-    stale = _stale_classes.get(cls)
-    if stale is None:
-        # A subclass of Tensor: the same check, keeping the subclass.
-        namespace = {"__slots__": (), "_grad_fn": _StaleView.__dict__["_grad_fn"]}
-        stale = _stale_classes[cls] = type(cls.__name__, (cls,), namespace)
-        stale.__qualname__, stale.__module__ = cls.__qualname__, cls.__module__
-    view.__class__ = stale
+    if type(view) is Tensor:
+        view.__class__ = _StaleView

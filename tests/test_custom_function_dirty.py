@@ -207,6 +207,39 @@ def a_split_output_after_its_base_was_written(m: Any) -> str:
     return _error(lambda: a.grad_fn)
 
 
+def _bump_and_double(m: Any, non_differentiable: bool) -> Any:
+    """Writes its second input and marks it dirty (and non-differentiable if asked)."""
+
+    class BumpAndDouble(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any, y: Any) -> Any:
+            y.add_(1)
+            ctx.mark_dirty(y)
+            if non_differentiable:
+                ctx.mark_non_differentiable(y)
+            return x * 2, y
+
+        @staticmethod
+        def backward(ctx: Any, g: Any, h: Any) -> Any:
+            return g * 2, None
+
+    return BumpAndDouble
+
+
+@scenario
+def outputs_that_are_not_differentiated(m: Any) -> list[Any]:
+    # PyTorch checks only the written outputs it differentiates: an integer split output,
+    # or one marked non-differentiable, may be written even as a view among two outputs.
+    x = m.ones(3, requires_grad=True)
+    integers = _bump_and_double(m, False).apply(x, m.arange(4).split(2)[0])[1]
+    marked = _bump_and_double(m, True)
+    return [
+        integers.tolist(),
+        marked.apply(x, m.zeros(4).split(2)[0])[1].tolist(),
+        marked.apply(x, m.zeros(4)[:2])[1].tolist(),
+    ]
+
+
 @pytest.mark.parametrize("fn", SCENARIOS, ids=lambda f: f.__name__)
 def test_matches_torch(torch: Any, fn: Any) -> None:
     assert fn(chainrule) == fn(torch)
@@ -252,3 +285,7 @@ def test_a_written_view_that_is_not_the_first_input() -> None:
     assert names(x) == ["torch::autograd::CopySlices"]
     (x * chainrule.arange(4.0)).sum().backward()
     assert w.grad.tolist() == [1.0, 2.0]
+
+
+def test_outputs_that_are_not_differentiated_are_not_checked() -> None:
+    assert outputs_that_are_not_differentiated(chainrule) == [[1, 2], [1.0, 1.0], [1.0, 1.0]]

@@ -257,8 +257,8 @@ class Function(metaclass=FunctionMeta):
         for t in ctx._dirty:
             if grad_mode.is_grad_enabled() and _no_grad_view_of_grad(t):
                 raise RuntimeError(LEAF_INPLACE_FUNCTION)
-            if recording:
-                _check_dirty(t, len(raw))
+            if recording and t.is_floating_point() and not _among(t, ctx._non_differentiable):
+                _check_dirty(t, len(raw))  # PyTorch checks the outputs it differentiates
         for t in ctx._dirty:  # the in-place change the forward made counts as one more
             t._version_counter.value += 1
         outputs = tuple(_own_output(o, args, ctx, recording) for o in raw)

@@ -23,6 +23,8 @@ import chainrule.linalg
 import chainrule.nn.functional
 import chainrule.special
 
+chainrule._load_all()  # what it lists is defined where it is found loaded
+
 DATA = Path(__file__).resolve().parent / "torch_2_13_names.json"
 VERSION = "2.13"
 

@@ -19,8 +19,13 @@ from typing import Any
 import numpy as np
 
 from .._autograd import grad_mode
+from .._lazy import TYPING, LazyModule
 from .._tensor import Tensor
-from .inplace import check_castable
+
+if TYPING:
+    from . import inplace
+else:  # only `out=` needs it, and it loads the op machinery
+    inplace = LazyModule("chainrule._ops.inplace")
 
 __all__ = ["NUMPY_SPELLINGS", "OUT", "PYTHON_DEFINED", "accept_in", "accept_keywords", "write_out"]
 
@@ -149,7 +154,7 @@ def _check_overlap(inputs: list[Tensor], out: Tensor) -> None:
 
 
 def _write_one(result: Tensor, out: Tensor) -> Tensor:
-    check_castable(result._data.dtype, out._data.dtype)
+    inplace.check_castable(result._data.dtype, out._data.dtype)
     shape = result._data.shape
     if out._data.shape != shape:
         if out._data.size:

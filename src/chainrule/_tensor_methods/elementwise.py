@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
-from .._ops.elementwise import (
-    arithmetic,
-    binary_math,
-    bitwise,
-    clamping,
-    compare,
-    conditional,
-    division,
-    exp_log,
-    inplace_forms,
-    rounding,
-    ternary,
-    trig,
-)
-from .._ops.special import bessel, functions
+from .._lazy import TYPING, LazyModule
+
+if TYPING:
+    from .._ops.elementwise import (
+        arithmetic,
+        binary_math,
+        bitwise,
+        clamping,
+        compare,
+        conditional,
+        division,
+        exp_log,
+        inplace_forms,
+        rounding,
+        ternary,
+        trig,
+    )
+    from .._ops.special import bessel, functions
+else:  # each family is imported when one of its methods is first used (_lazy.py)
+    arithmetic = LazyModule("chainrule._ops.elementwise.arithmetic")
+    binary_math = LazyModule("chainrule._ops.elementwise.binary_math")
+    bitwise = LazyModule("chainrule._ops.elementwise.bitwise")
+    clamping = LazyModule("chainrule._ops.elementwise.clamping")
+    compare = LazyModule("chainrule._ops.elementwise.compare")
+    conditional = LazyModule("chainrule._ops.elementwise.conditional")
+    division = LazyModule("chainrule._ops.elementwise.division")
+    exp_log = LazyModule("chainrule._ops.elementwise.exp_log")
+    inplace_forms = LazyModule("chainrule._ops.elementwise.inplace_forms")
+    rounding = LazyModule("chainrule._ops.elementwise.rounding")
+    ternary = LazyModule("chainrule._ops.elementwise.ternary")
+    trig = LazyModule("chainrule._ops.elementwise.trig")
+    bessel = LazyModule("chainrule._ops.special.bessel")
+    functions = LazyModule("chainrule._ops.special.functions")
 
 __all__ = ["ElementwiseMethods"]
 

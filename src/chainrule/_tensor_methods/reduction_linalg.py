@@ -3,18 +3,38 @@
 
 from __future__ import annotations
 
-from .. import _random_distributions as distributions
-from .. import _random_samplers as samplers
-from .._ops.linalg import (
-    decompositions,
-    exponential,
-    geometry,
-    matrix_multiply,
-    products,
-    spectral,
-)
-from .._ops.reduction import extrema, logical, moments, product, scans, sorting, sum_mean
-from ..nn.functional import _activation_softmax as activation
+from .._lazy import TYPING, LazyModule
+
+if TYPING:
+    from .. import _random_distributions as distributions
+    from .. import _random_samplers as samplers
+    from .._ops.linalg import (
+        decompositions,
+        exponential,
+        geometry,
+        matrix_multiply,
+        products,
+        spectral,
+    )
+    from .._ops.reduction import extrema, logical, moments, product, scans, sorting, sum_mean
+    from ..nn.functional import _activation_softmax as activation
+else:  # each family is imported when one of its methods is first used (_lazy.py)
+    distributions = LazyModule("chainrule._random_distributions")
+    samplers = LazyModule("chainrule._random_samplers")
+    decompositions = LazyModule("chainrule._ops.linalg.decompositions")
+    exponential = LazyModule("chainrule._ops.linalg.exponential")
+    geometry = LazyModule("chainrule._ops.linalg.geometry")
+    matrix_multiply = LazyModule("chainrule._ops.linalg.matrix_multiply")
+    products = LazyModule("chainrule._ops.linalg.products")
+    spectral = LazyModule("chainrule._ops.linalg.spectral")
+    extrema = LazyModule("chainrule._ops.reduction.extrema")
+    logical = LazyModule("chainrule._ops.reduction.logical")
+    moments = LazyModule("chainrule._ops.reduction.moments")
+    product = LazyModule("chainrule._ops.reduction.product")
+    scans = LazyModule("chainrule._ops.reduction.scans")
+    sorting = LazyModule("chainrule._ops.reduction.sorting")
+    sum_mean = LazyModule("chainrule._ops.reduction.sum_mean")
+    activation = LazyModule("chainrule.nn.functional._activation_softmax")
 
 __all__ = ["ReductionLinalgMethods"]
 

@@ -5,11 +5,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import _conversion as conversion
-from .. import _creation as creation
-from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
-from .._ops.shape import combining, diagonals, rearrange, splitting, views
+from .._lazy import TYPING, LazyModule
 from .._tensor import Tensor
+
+if TYPING:
+    from .. import _conversion as conversion
+    from .. import _creation as creation
+    from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
+    from .._ops.shape import combining, diagonals, rearrange, splitting, views
+else:  # each family is imported when one of its methods is first used (_lazy.py)
+    conversion = LazyModule("chainrule._conversion")
+    creation = LazyModule("chainrule._creation")
+    gather_scatter = LazyModule("chainrule._ops.indexing.gather_scatter")
+    getitem = LazyModule("chainrule._ops.indexing.getitem")
+    masked = LazyModule("chainrule._ops.indexing.masked")
+    take_along = LazyModule("chainrule._ops.indexing.take_along")
+    writes = LazyModule("chainrule._ops.indexing.writes")
+    combining = LazyModule("chainrule._ops.shape.combining")
+    diagonals = LazyModule("chainrule._ops.shape.diagonals")
+    rearrange = LazyModule("chainrule._ops.shape.rearrange")
+    splitting = LazyModule("chainrule._ops.shape.splitting")
+    views = LazyModule("chainrule._ops.shape.views")
 
 __all__ = ["ShapeIndexingMethods"]
 

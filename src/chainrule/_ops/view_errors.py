@@ -8,9 +8,12 @@ write such a view in place where that would be needed (`check_view_write`), and 
 its base (or any view of it) is written, reading the view's grad_fn raises: so does
 any op that records it, `backward` from it, `is_leaf`, hooks. Reads that don't need
 the graph (values, `requires_grad`, ops under no_grad, printing, which shows
-`grad_fn=<Invalid>`) still work. chainrule marks such a view stale when its memory is
-written (`inplace.bump_version` calls `invalidate`), by giving it a class whose
-`_grad_fn` raises; every other tensor keeps the plain slot.
+`grad_fn=<Invalid>`) still work. chainrule marks an output of split/unbind (or a view
+of one) stale when its memory is written (`inplace.bump_version` calls `invalidate`), by
+giving it a class whose `_grad_fn` raises; every other tensor keeps the plain slot. A
+view made without grad mode is not among the views a write reaches (only views made
+with grad mode are tracked), so it keeps its grad_fn: unlike PyTorch's, it does not
+go stale.
 """
 
 from __future__ import annotations

@@ -10,10 +10,10 @@ any op that records it, `backward` from it, `is_leaf`, hooks. Reads that don't n
 the graph (values, `requires_grad`, ops under no_grad, printing, which shows
 `grad_fn=<Invalid>`) still work. chainrule marks an output of split/unbind (or a view
 of one) stale when its memory is written (`inplace.bump_version` calls `invalidate`), by
-giving it a class whose `_grad_fn` raises; every other tensor keeps the plain slot. A
-view made without grad mode is not among the views a write reaches (only views made
-with grad mode are tracked), so it keeps its grad_fn: unlike PyTorch's, it does not
-go stale.
+giving it a class whose `_grad_fn` raises; every other tensor keeps the plain slot.
+Unlike PyTorch's, a view made without grad mode does not go stale: a write through its
+base does not reach it (only views made with grad mode are tracked), and one written
+itself is remade as other views are.
 """
 
 from __future__ import annotations

@@ -128,9 +128,9 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
         "hardshrink", "igamma", "igammac", "layer_norm", "lcm", "lcm_", "ldexp_", "max_pool1d",
         "max_pool2d", "max_pool3d", "pairwise_distance", "pdist", "pixel_shuffle",
         "pixel_unshuffle", "prelu", "renorm", "rms_norm", "rrelu", "rrelu_", "selu", "selu_",
-        "split_with_sizes", "threshold", "threshold_", "xlogy_", "zero_", "frobenius_norm",
-        "nuclear_norm", "H", "mH", "addbmm_", "addmm_", "addr_", "baddbmm_", "igamma_",
-        "igammac_", "renorm_", "squeeze_", "swapaxes_", "swapdims_", "t_", "transpose_",
+        "threshold", "threshold_", "xlogy_", "zero_", "frobenius_norm", "nuclear_norm", "H",
+        "mH", "addbmm_", "addmm_", "addr_", "baddbmm_", "igamma_", "igammac_", "renorm_",
+        "squeeze_", "swapaxes_", "swapdims_", "t_", "transpose_",
         "unsqueeze_",
         # torch.linalg
                          # torch.special

@@ -139,6 +139,8 @@ OPS: tuple[Op, ...] = (
     Op("split_sizes", lambda x: lib(x).split(x, [1, 3], 1)[1], lambda x: x[:, 1:4], (((2, 4),),)),
     Op("split_all", lambda x: _weighted_pieces(x.split(2)),
        lambda x: sum(x[i:i + 2].sum() * (i // 2 + 1) for i in range(0, 5, 2)), (((5,),),)),
+    Op("split_with_sizes", lambda x: lib(x).split_with_sizes(x, [3, 1], -1)[0],
+       lambda x: x[:, :3], (((2, 4),),)),
     Op("chunk", lambda x: x.chunk(3, 1)[2], lambda x: x[:, 4:5], (((2, 5),),)),
     Op("tensor_split", lambda x: x.tensor_split(3)[0], lambda x: x[0:2], (((5, 2),),)),
     Op("tensor_split_indices", lambda x: lib(x).tensor_split(x, [1, 9], dim=1)[1],

@@ -246,6 +246,7 @@ OP_LAYERS = [
         "inplace",
         "view_tracking",
         "view_creation",
+        "view_errors",
         "forward_mode",
         "keywords",
     ),

@@ -349,6 +349,7 @@ NAMES: dict[str, str] = {
     "softmax": "chainrule.nn.functional._activation_softmax",
     "sort": "chainrule._ops.reduction",
     "split": "chainrule._ops.shape",
+    "split_with_sizes": "chainrule._ops.shape",
     "sqrt": "chainrule._ops.elementwise",
     "sqrt_": "chainrule._ops.elementwise",
     "square": "chainrule._ops.elementwise",

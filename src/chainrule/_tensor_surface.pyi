@@ -332,6 +332,7 @@ class TensorSurface:
     def repeat_interleave(self, repeats: Any = ..., dim: _builtins.int | None = ..., *, output_size: _builtins.int | None = ...) -> Tensor: ...  # rearrange.repeat_interleave
     def tile(self, *dims: Any, **kwargs: Any) -> Tensor: ...  # rearrange.tile_method
     def split(self, split_size: Any = ..., dim: _builtins.int = ..., **kwargs: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.split_method
+    def split_with_sizes(self, split_sizes: _typing.Sequence[_builtins.int], dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.split_with_sizes_method
     def chunk(self, chunks: _builtins.int, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.chunk
     def tensor_split(self, indices_or_sections: Any = ..., dim: _builtins.int = ..., *, sections: _builtins.int | None = ..., indices: _typing.Sequence[_builtins.int] | None = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.tensor_split
     def hsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.hsplit

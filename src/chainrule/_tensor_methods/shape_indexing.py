@@ -91,6 +91,7 @@ class ShapeIndexingMethods:
     repeat_interleave = rearrange.repeat_interleave
     tile = rearrange.tile_method
     split = splitting.split_method
+    split_with_sizes = splitting.split_with_sizes_method
     chunk = splitting.chunk
     tensor_split = splitting.tensor_split
     hsplit = splitting.hsplit

@@ -17,13 +17,13 @@ from ..inplace import (
     LEAF_VIEW_INPLACE,
     apply_inplace,
     bump_version,
-    check_multi_view,
     check_writable,
     into_base,
     puts_in_place,
     update_tangent,
 )
 from ..primitive import Primitive
+from ..view_errors import check_view_write
 from ..view_tracking import index_key
 from .masked import index_put_node
 
@@ -87,7 +87,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     else:
         src = Tensor._make(np.asarray(value, dtype=t._data.dtype))
     if grad_mode.is_grad_enabled() and src._requires_grad:
-        check_multi_view(t, records=True)
+        check_view_write(t, records=True)
     _check_put(t, key, src)
     try:
         t._data[key] = src._data

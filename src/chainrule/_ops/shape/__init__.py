@@ -4,7 +4,7 @@ views      view, reshape, flatten, transpose, permute, squeeze, unsqueeze, expan
            clone, contiguous, to, cat, stack
 rearrange  movedim, tile, repeat_interleave, flip, roll, rot90, atleast_*d, hstack, vstack, ...
 diagonals  tril, triu, diagonal, diag, diag_embed, trace
-splitting  split, chunk, tensor_split, hsplit, vsplit, dsplit
+splitting  split, split_with_sizes, chunk, tensor_split, hsplit, vsplit, dsplit
 padding    constant_pad (F.pad's constant mode; nothing public)
 combining  broadcast_tensors, broadcast_shapes, meshgrid, cartesian_prod, ravel, diagflat
 scatters   diagonal_scatter, select_scatter, slice_scatter (a copy with one view replaced)

@@ -21,6 +21,7 @@ __all__ = [
     "dsplit",
     "hsplit",
     "split",
+    "split_with_sizes",
     "tensor_split",
     "unsafe_chunk",
     "unsafe_split",
@@ -87,10 +88,15 @@ def _as_int(value: Any, fn: str, arg: str, position: int = 1) -> int:
     return int(value)
 
 
-def _sizes_list(sizes: Sequence[Any]) -> tuple[int, ...]:
+def _sizes_list(sizes: Sequence[Any], position: int = 2) -> tuple[int, ...]:
     out = []
     for i, s in enumerate(sizes):
-        if isinstance(s, bool) or not isinstance(s, int | np.integer | Tensor):
+        if isinstance(s, bool | float | np.floating | np.bool_):
+            raise TypeError(
+                f"split_with_sizes(): argument 'split_sizes' (position {position}) must be tuple "
+                f"of ints, but found element of type {type(s).__name__} at pos {i}"
+            )
+        if not isinstance(s, int | np.integer | Tensor):
             raise TypeError(
                 "split_with_sizes(): argument 'split_sizes' failed to unpack the object at pos "
                 f'{i + 1} with error "type must be tuple of ints,but got {type(s).__name__}"'
@@ -144,6 +150,36 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
     step = _as_int(split_size_or_sections, "split", "split_size")
     sizes = _even_sizes(tensor, step, d)
     return _split(tensor, len(sizes), dim=d, sizes=sizes)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    """Pieces of the listed sizes along `dim` (they must add up to its size)."""
+    return _split_with_sizes_checked(input, split_sizes, dim, position=2)
+
+
+def split_with_sizes_method(
+    self: Tensor, split_sizes: Sequence[int], dim: int = 0
+) -> tuple[Tensor, ...]:
+    """`x.split_with_sizes([1, 2])`: as `split_with_sizes` (PyTorch counts its argument first)."""
+    return _split_with_sizes_checked(self, split_sizes, dim, position=1)
+
+
+split_with_sizes_method.__name__ = split_with_sizes_method.__qualname__ = "split_with_sizes"
+
+
+def _split_with_sizes_checked(
+    input: Tensor, split_sizes: Any, dim: int, position: int
+) -> tuple[Tensor, ...]:
+    if not isinstance(split_sizes, Sequence):
+        raise TypeError(
+            f"split_with_sizes(): argument 'split_sizes' (position {position}) must be tuple of "
+            f"ints, not {type(split_sizes).__name__}"
+        )
+    sizes = _sizes_list(split_sizes, position)
+    _check_dims("split", input)
+    d = wrap_dim(dim, input.ndim)
+    sizes = _with_sizes(input, sizes, d)
+    return _split_with_sizes(input, len(sizes), dim=d, sizes=sizes)
 
 
 def split_method(

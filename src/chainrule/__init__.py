@@ -99,6 +99,18 @@ from .nn.functional._activation_softmax import (
     tensor_log_softmax as log_softmax,
     tensor_softmax as softmax,
 )
+from .nn.functional._torch_forms import (
+    celu,
+    group_norm,
+    layer_norm,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+    rms_norm,
+    rrelu,
+    selu,
+    threshold,
+)
 from ._size import Size
 from ._device import device
 from ._tensor import Tensor
@@ -170,5 +182,31 @@ def is_same_size(input: Tensor, other: Tensor) -> _builtins.bool:
 
 # Every op takes the spellings PyTorch's argument parser adds (`axis=`, `keepdims=`, `out=`).
 _accept_keywords(globals(), "torch", [n for n in list(globals()) if not n.startswith("_")])
+
+# The nn.functional ops PyTorch binds once are the same functions here: bound after the line
+# above, as nn.functional has given them PyTorch's spellings already.
+from .nn.functional import (  # noqa: E402
+    adaptive_avg_pool1d,
+    avg_pool1d,
+    bilinear,
+    celu_,
+    channel_shuffle,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    cosine_similarity,
+    hardshrink,
+    pairwise_distance,
+    pdist,
+    pixel_shuffle,
+    pixel_unshuffle,
+    prelu,
+    rrelu_,
+    selu_,
+    threshold_,
+)
 
 __version__ = "0.1.0"

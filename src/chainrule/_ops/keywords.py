@@ -70,7 +70,7 @@ OUT: dict[str, frozenset[str]] = {
             "divide", "dot", "dstack", "empty", "eq", "erf", "erfc", "erfinv", "exp",
             "exp2", "expm1", "eye", "fix", "float_power", "floor", "floor_divide",
             "fmax", "fmin", "fmod", "frac", "full", "gather", "ge", "ger", "greater",
-            "greater_equal", "gt", "heaviside", "hstack", "hypot", "i0", "index_add",
+            "greater_equal", "gt", "hardshrink", "heaviside", "hstack", "hypot", "i0", "index_add",
             "index_copy", "index_select", "inner", "inverse", "isneginf", "isposinf",
             "kron", "kthvalue", "ldexp", "le", "lerp", "less", "less_equal", "lgamma",
             "linspace", "log", "log10", "log1p", "log2", "log_softmax", "logaddexp",
@@ -85,7 +85,7 @@ OUT: dict[str, frozenset[str]] = {
             "scatter_add", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh",
             "slogdet", "softmax", "sort", "sqrt", "square", "stack", "std", "sub",
             "subtract", "sum", "svd", "take", "take_along_dim", "tan", "tanh",
-            "tensordot", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
+            "tensordot", "threshold", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
             "vstack", "where", "xlogy", "zeros",
         }
     ),

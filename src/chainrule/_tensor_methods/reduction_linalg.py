@@ -14,6 +14,7 @@ from .._ops.linalg import (
     spectral,
 )
 from .._ops.reduction import extrema, logical, moments, product, scans, sorting, sum_mean
+from ..nn.functional import _activation
 from ..nn.functional import _activation_softmax as activation
 
 __all__ = ["ReductionLinalgMethods"]
@@ -91,6 +92,8 @@ class ReductionLinalgMethods:
     # --- neural-network functions ----------------------------------------------------------
     softmax = activation.tensor_softmax
     log_softmax = activation.tensor_log_softmax
+    hardshrink = _activation.hardshrink
+    prelu = _activation.prelu
 
     # --- random sampling -------------------------------------------------------------------
     uniform_ = samplers.uniform_

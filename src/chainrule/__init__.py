@@ -185,7 +185,7 @@ _accept_keywords(globals(), "torch", [n for n in list(globals()) if not n.starts
 
 # The nn.functional ops PyTorch binds once are the same functions here: bound after the line
 # above, as nn.functional has given them PyTorch's spellings already.
-from .nn.functional import (  # noqa: E402
+from .nn.functional import (
     adaptive_avg_pool1d,
     avg_pool1d,
     bilinear,

@@ -33,7 +33,9 @@ def _draw_noise(
     low, high = float(work(lower)), float(work(upper))
     flat = data.reshape(-1)
     at_most_zero = flat <= 0
-    unit = (generator or default_generator)._uniform((int(at_most_zero.sum()),), 0.0, 1.0, np.float64)
+    unit = (generator or default_generator)._uniform(
+        (int(at_most_zero.sum()),), 0.0, 1.0, np.float64
+    )
     # A plain multiply-add in double (not fused), then rounded to the working type.
     slopes = (unit * (high - low) + low).astype(work)
     noise = np.ones(flat.shape, dtype=work)

@@ -14,8 +14,15 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...random import Generator
-from . import _activation, _activation_rrelu, _activation_smooth, _norm, _norm_composed
-from . import _pool, _pool3d
+from . import (
+    _activation,
+    _activation_rrelu,
+    _activation_smooth,
+    _norm,
+    _norm_composed,
+    _pool,
+    _pool3d,
+)
 
 __all__ = [
     "celu",

@@ -309,6 +309,13 @@ class TensorSurface:
     def swapaxes(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.swapaxes
     def swapdims(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.swapdims
     def t(self) -> Tensor: ...  # views.t
+    def adjoint(self) -> Tensor: ...  # inplace_views.adjoint
+    def t_(self) -> Tensor: ...  # inplace_views.t_
+    def transpose_(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # inplace_views.transpose_
+    def swapaxes_(self, axis0: _builtins.int, axis1: _builtins.int) -> Tensor: ...  # inplace_views.swapaxes_
+    def swapdims_(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # inplace_views.swapdims_
+    def squeeze_(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ...) -> Tensor: ...  # inplace_views.squeeze_
+    def unsqueeze_(self, dim: _builtins.int) -> Tensor: ...  # inplace_views.unsqueeze_
     def permute(self, *dims: Any) -> Tensor: ...  # views.permute
     def movedim(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.movedim
     def moveaxis(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.moveaxis
@@ -319,6 +326,10 @@ class TensorSurface:
     def T(self) -> Tensor: ...  # property(views.reversed_dims)
     @property
     def mT(self) -> Tensor: ...  # property(views.matrix_transpose)
+    @property
+    def H(self) -> Tensor: ...  # property(inplace_views.conj_transpose)
+    @property
+    def mH(self) -> Tensor: ...  # property(inplace_views.matrix_conj_transpose)
     def flip(self, *dims: Any, **kwargs: Any) -> Tensor: ...  # rearrange.flip_method
     def fliplr(self) -> Tensor: ...  # rearrange.fliplr
     def flipud(self) -> Tensor: ...  # rearrange.flipud

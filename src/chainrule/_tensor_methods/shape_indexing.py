@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .. import _conversion as conversion
 from .. import _creation as creation
 from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
-from .._ops.shape import combining, diagonals, rearrange, splitting, views
+from .._ops.shape import combining, diagonals, inplace_views, rearrange, splitting, views
 from .._tensor import Tensor
 
 __all__ = ["ShapeIndexingMethods"]
@@ -36,6 +36,13 @@ class ShapeIndexingMethods:
     swapaxes = views.swapaxes
     swapdims = views.swapdims
     t = views.t
+    adjoint = inplace_views.adjoint
+    t_ = inplace_views.t_
+    transpose_ = inplace_views.transpose_
+    swapaxes_ = inplace_views.swapaxes_
+    swapdims_ = inplace_views.swapdims_
+    squeeze_ = inplace_views.squeeze_
+    unsqueeze_ = inplace_views.unsqueeze_
     permute = views.permute
     movedim = rearrange.movedim
     moveaxis = rearrange.moveaxis
@@ -52,9 +59,19 @@ class ShapeIndexingMethods:
         def mT(self) -> Tensor:
             """The last two dims swapped (a view)."""
 
+        @property
+        def H(self) -> Tensor:
+            """A matrix transposed (a view): its conjugate transpose, as it is real."""
+
+        @property
+        def mH(self) -> Tensor:
+            """The last two dims swapped (a view): the conjugate transpose of each matrix."""
+
     else:
         T = property(views.reversed_dims)
         mT = property(views.matrix_transpose)
+        H = property(inplace_views.conj_transpose)
+        mH = property(inplace_views.matrix_conj_transpose)
 
     # --- shape: rearranging, repeating, splitting ------------------------------------------
     flip = rearrange.flip_method

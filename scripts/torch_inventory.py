@@ -119,7 +119,7 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
     ),
     NOT_YET: (
         # torch
-        "addmv_", "addr", "as_strided", "as_strided_",
+        "as_strided", "as_strided_",
         "as_strided_scatter", "asarray", "bartlett_window",
         "bincount", "blackman_window", "block_diag", "bucketize", "can_cast",
         "chain_matmul", "cholesky_inverse",
@@ -143,7 +143,7 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
         "unsafe_split_with_sizes", "vander", "xlogy_", "zero_",
         "frobenius_norm", "nuclear_norm",
         # Tensor
-        "addbmm_", "addmm_", "addr_", "baddbmm_", "fill_diagonal_",
+        "fill_diagonal_",
         "igamma_", "igammac_", "index_reduce_",
         "new_empty_strided", "put_", "renorm_", "scatter_reduce_",
         "unfold",

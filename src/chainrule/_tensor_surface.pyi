@@ -459,6 +459,12 @@ class TensorSurface:
     def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addmv
     def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addbmm
     def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.baddbmm
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products_inplace.addr
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addmm_
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addmv_
+    def addbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addbmm_
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.baddbmm_
+    def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addr_
     def matrix_power(self, n: _builtins.int) -> Tensor: ...  # products.matrix_power
     def matrix_exp(self) -> Tensor: ...  # exponential.matrix_exp
     def cross(self, other: Tensor, dim: _builtins.int | None = ..., *, out: Any = ...) -> Tensor: ...  # geometry.cross

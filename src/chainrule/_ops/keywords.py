@@ -59,7 +59,7 @@ OUT: dict[str, frozenset[str]] = {
     "torch": frozenset(
         {
             "abs", "absolute", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul",
-            "addmm", "addmv", "all", "amax", "amin", "aminmax", "any", "arange",
+            "addmm", "addmv", "addr", "all", "amax", "amin", "aminmax", "any", "arange",
             "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
             "argmax", "argmin", "argsort", "asin", "asinh", "atan", "atan2", "atanh",
             "baddbmm", "bernoulli", "bitwise_and", "bitwise_left_shift", "bitwise_not",

@@ -11,6 +11,7 @@ from .._ops.linalg import (
     geometry,
     matrix_multiply,
     products,
+    products_inplace,
     spectral,
 )
 from .._ops.reduction import extrema, logical, moments, product, scans, sorting, sum_mean
@@ -77,6 +78,12 @@ class ReductionLinalgMethods:
     addmv = products.addmv
     addbmm = products.addbmm
     baddbmm = products.baddbmm
+    addr = products_inplace.addr
+    addmm_ = products_inplace.addmm_
+    addmv_ = products_inplace.addmv_
+    addbmm_ = products_inplace.addbmm_
+    baddbmm_ = products_inplace.baddbmm_
+    addr_ = products_inplace.addr_
     matrix_power = products.matrix_power
     matrix_exp = exponential.matrix_exp
     cross = geometry.cross

@@ -3,6 +3,7 @@
 matrix_multiply mm, mv, dot, bmm, matmul, outer
 products        inner, vdot, kron, tensordot, addmm, addmv, baddbmm, addbmm, multi_dot,
                 matrix_power
+products_inplace  addr, and addmm_, addmv_, baddbmm_, addbmm_, addr_ (in place)
 contraction     einsum
 decompositions  inv, det, slogdet, logdet, cholesky, qr
 solve           solve, solve_ex, solve_triangular
@@ -23,6 +24,7 @@ from . import (
     geometry,
     matrix_multiply,
     products,
+    products_inplace,
     solve,
     spectral,
 )
@@ -32,6 +34,7 @@ from .exponential import *  # noqa: F403
 from .geometry import *  # noqa: F403
 from .matrix_multiply import *  # noqa: F403
 from .products import *  # noqa: F403
+from .products_inplace import *  # noqa: F403
 from .solve import *  # noqa: F403
 from .spectral import *  # noqa: F403
 
@@ -42,6 +45,7 @@ __all__ = [
     *matrix_multiply.__all__,
     *exponential.__all__,
     *products.__all__,
+    *products_inplace.__all__,
     *solve.__all__,
     *spectral.__all__,
 ]

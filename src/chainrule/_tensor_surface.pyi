@@ -185,7 +185,16 @@ class TensorSurface:
     def heaviside(self, values: Tensor) -> Tensor: ...  # binary_math.heaviside_method
     def heaviside_(self, other: Tensor, /) -> Tensor: ...  # binary_math.heaviside_
     def ldexp(self, other: Tensor, /) -> Tensor: ...  # binary_math.ldexp_method
-    def ldexp_(self, other: Tensor) -> Tensor: ...  # binary_math.ldexp_
+    def ldexp_(self, other: Tensor) -> Tensor: ...  # binary_math.ldexp_inplace_method
+    def gcd(self, other: Tensor, /) -> Tensor: ...  # number_theory.gcd_method
+    def gcd_(self, other: Tensor, /) -> Tensor: ...  # number_theory.gcd_
+    def lcm(self, other: Tensor, /) -> Tensor: ...  # number_theory.lcm_method
+    def lcm_(self, other: Tensor, /) -> Tensor: ...  # number_theory.lcm_
+    def frexp(self, *, out: Any = ...) -> Any: ...  # number_theory.frexp
+    def igamma(self, other: Tensor, /) -> Tensor: ...  # incomplete.igamma_method
+    def igamma_(self, other: Tensor, /) -> Tensor: ...  # incomplete.igamma_
+    def igammac(self, other: Tensor, /) -> Tensor: ...  # incomplete.igammac_method
+    def igammac_(self, other: Tensor, /) -> Tensor: ...  # incomplete.igammac_
     def float_power(self, exponent: Tensor | Number) -> Tensor: ...  # binary_math.float_power_method
     def float_power_(self, exponent: Tensor | Number) -> Tensor: ...  # binary_math.float_power_
     def abs(self) -> Tensor: ...  # rounding.abs
@@ -418,6 +427,9 @@ class TensorSurface:
     def sum_to_size(self, *size: Any) -> Tensor: ...  # sum_mean.sum_to_size
     def prod(self, *args: Any, **kwargs: Any) -> Tensor: ...  # product.prod_method
     def norm(self, p: Any = ..., dim: Any = ..., keepdim: _builtins.bool = ..., out: Any = ..., dtype: Any = ...) -> Tensor: ...  # product.norm
+    def dist(self, other: Tensor, p: _builtins.float = ...) -> Tensor: ...  # norm_forms.dist_method
+    def renorm(self, p: _builtins.float, dim: _builtins.int, maxnorm: _builtins.float) -> Tensor: ...  # norm_forms.renorm
+    def renorm_(self, p: _builtins.float, dim: _builtins.int, maxnorm: _builtins.float) -> Tensor: ...  # norm_forms.renorm_
     def std(self, dim: Any = ..., unbiased: Any = ..., keepdim: _builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.std
     def var(self, dim: Any = ..., unbiased: Any = ..., keepdim: _builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.var
     def max(self, *args: Any, **kwargs: Any) -> Any: ...  # extrema.max_method

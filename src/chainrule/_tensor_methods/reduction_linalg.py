@@ -14,7 +14,16 @@ from .._ops.linalg import (
     products_inplace,
     spectral,
 )
-from .._ops.reduction import extrema, logical, moments, product, scans, sorting, sum_mean
+from .._ops.reduction import (
+    extrema,
+    logical,
+    moments,
+    norm_forms,
+    product,
+    scans,
+    sorting,
+    sum_mean,
+)
 from ..nn.functional import _activation
 from ..nn.functional import _activation_softmax as activation
 
@@ -35,6 +44,9 @@ class ReductionLinalgMethods:
     sum_to_size = sum_mean.sum_to_size
     prod = product.prod_method
     norm = product.norm
+    dist = norm_forms.dist_method
+    renorm = norm_forms.renorm
+    renorm_ = norm_forms.renorm_
     std = moments.std
     var = moments.var
     max = extrema.max_method

@@ -12,6 +12,7 @@ norms           vector_norm, matrix_norm, norm (of chainrule.linalg)
 geometry        cross, cdist
 exponential     matrix_exp
 composed        vecdot, vander, diagonal, cond, tensorinv, tensorsolve (compositions)
+deprecated      chain_matmul, frobenius_norm, nuclear_norm (warn, then their replacements)
 common          input checks, LinAlgError, small helpers
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 from . import (
     contraction,
     decompositions,
+    deprecated,
     exponential,
     geometry,
     matrix_multiply,
@@ -30,6 +32,7 @@ from . import (
 )
 from .contraction import *  # noqa: F403
 from .decompositions import *  # noqa: F403
+from .deprecated import *  # noqa: F403
 from .exponential import *  # noqa: F403
 from .geometry import *  # noqa: F403
 from .matrix_multiply import *  # noqa: F403
@@ -40,6 +43,7 @@ from .spectral import *  # noqa: F403
 
 __all__ = [
     *decompositions.__all__,
+    *deprecated.__all__,
     *contraction.__all__,
     *geometry.__all__,
     *matrix_multiply.__all__,

@@ -2,6 +2,7 @@
 
 sum_mean     sum, mean, nansum, nanmean, logsumexp, sum_to_size
 product      prod, norm
+norm_forms   dist, renorm (their own nodes, on the p-norm)
 logical      all, any, count_nonzero
 extrema      max, min, amax, amin, argmax, argmin, aminmax
 moments      var, std, var_mean, std_mean
@@ -13,11 +14,22 @@ common       selecting along a dim, restoring reduced dims, argument errors
 
 from __future__ import annotations
 
-from . import extrema, integration, logical, moments, product, scans, sorting, sum_mean
+from . import (
+    extrema,
+    integration,
+    logical,
+    moments,
+    norm_forms,
+    product,
+    scans,
+    sorting,
+    sum_mean,
+)
 from .extrema import *  # noqa: F403
 from .integration import *  # noqa: F403
 from .logical import *  # noqa: F403
 from .moments import *  # noqa: F403
+from .norm_forms import *  # noqa: F403
 from .product import *  # noqa: F403
 from .scans import *  # noqa: F403
 from .sorting import *  # noqa: F403
@@ -28,6 +40,7 @@ __all__ = [
     *integration.__all__,
     *logical.__all__,
     *moments.__all__,
+    *norm_forms.__all__,
     *product.__all__,
     *scans.__all__,
     *sorting.__all__,

@@ -23,10 +23,38 @@ __all__ = ["frexp", "gcd", "gcd_", "lcm", "lcm_"]
 
 
 @quietly
+def _gcd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Euclid's algorithm on |a| and |b| in their own type, with C's remainder (its sign is
+    the dividend's), as PyTorch runs it: where |x| overflows (int8's -128) the result may
+    be negative."""
+    a, b = np.abs(a), np.abs(b)
+    while (live := a != 0).any():
+        rest = np.fmod(b, _safe_divisor(a))
+        a, b = np.where(live, rest, 0), np.where(live, a, b)
+    return b
+
+
+def _safe_divisor(d: np.ndarray) -> np.ndarray:
+    """`d` with 0 and -1 made 1: x % 1 is x % -1 (0), and the lowest integer divided by -1
+    traps in the CPU (where PyTorch's C code would have no defined result)."""
+    bad = d == 0
+    if d.dtype.kind == "i":
+        bad |= d == -1
+    return np.where(bad, 1, d)
+
+
+@quietly
 def _lcm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    g = np.gcd(a, b)
+    g = _gcd(a, b)
     vanished = g == 0
-    return np.where(vanished, 0, np.abs(a // np.where(vanished, 1, g) * b)).astype(a.dtype)
+    # C's integer promotion: types narrower than int are multiplied (and made positive) as
+    # int, then wrapped back into their own type.
+    work = np.int32 if a.dtype.itemsize < 4 else a.dtype
+    a, b, g = a.astype(work), b.astype(work), g.astype(work)
+    safe = _safe_divisor(g)
+    quotient = (a - np.fmod(a, safe)) // safe  # C's division, which rounds toward zero
+    quotient = np.where(g == -1, -a, quotient) if g.dtype.kind == "i" else quotient
+    return np.where(vanished, 0, np.abs(quotient * b))
 
 
 def _integer_op(kernel: str, np_fn: Callable[..., np.ndarray]) -> Callable[[Any, Any], Tensor]:
@@ -35,12 +63,12 @@ def _integer_op(kernel: str, np_fn: Callable[..., np.ndarray]) -> Callable[[Any,
         if dt.np.kind not in "iu":
             raise not_implemented_for(kernel, dt)
         a, b = input._data.astype(dt.np, copy=False), other._data.astype(dt.np, copy=False)
-        return Tensor._make(elementwise(np.asarray(np_fn(a, b), dtype=dt.np), a, b))
+        return Tensor._make(elementwise(np_fn(a, b).astype(dt.np, copy=False), a, b))
 
     return impl
 
 
-_gcd_impl = _integer_op("gcd_cpu", np.gcd)
+_gcd_impl = _integer_op("gcd_cpu", _gcd)
 _lcm_impl = _integer_op("lcm_cpu", _lcm)
 
 gcd = pair_op("gcd", _gcd_impl, "tensors", doc="The greatest common divisor, elementwise.")

@@ -169,6 +169,31 @@ def h_of_a_number(lib: Any) -> Any:
     return same, [str(w.message).split(" (Triggered")[0] for w in caught]
 
 
+def viewed_before(lib: Any) -> Any:
+    a = leaf(lib)
+    y = a * 1
+    v = y.view(6)
+    y.t_()
+    v.mul_(2)
+    y.retain_grad()
+    (y * lib.arange(6.0).reshape(3, 2)).sum().backward()
+    return y.tolist(), _name(y.grad_fn), a.grad.tolist(), y.grad.tolist()
+
+
+def view_of_a_view(lib: Any) -> Any:
+    y = leaf(lib) * 1
+    v = y[1:]
+    v.t_()
+    w = v[0]
+    y.mul_(10)
+    return v.tolist(), w.tolist(), _name(w.grad_fn), _name(v.grad_fn)
+
+
+def of_split_outputs(lib: Any) -> Any:
+    first, _ = (leaf(lib) * 1).split(1)
+    return first.t_()
+
+
 def outcome(call: Callable[[], Any]) -> Any:
     try:
         return call()
@@ -179,5 +204,5 @@ def outcome(call: Callable[[], Any]) -> Any:
 SCENARIOS = [
     t_, transpose_, squeeze_, of_a_view, views_of_the_base, view_written_after, retain_grad,
     second_order, of_a_leaf, of_a_leaf_view, without_grad, errors, small, conj_transposes,
-    h_of_a_number,
+    h_of_a_number, viewed_before, view_of_a_view, of_split_outputs,
 ]  # fmt: skip

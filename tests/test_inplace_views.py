@@ -15,12 +15,7 @@ from inplace_view_scenarios import SCENARIOS, outcome
 RECORDED: dict[str, Any] = {
     "t_": (True, (3, 2), (1, 3), "TBackward1", "MulBackward0", 1),
     "transpose_": (
-        "TransposeBackward1",
-        "TransposeBackward1",
-        "TransposeBackward1",
-        (3, 2),
-        (1, 3),
-        3,
+        ("TransposeBackward1", "TransposeBackward1", "TransposeBackward1", (3, 2), (1, 3), 3)
     ),
     "squeeze_": (
         ("UnsqueezeBackward1", (1, 2, 3), (6, 3, 1)),
@@ -48,15 +43,14 @@ RECORDED: dict[str, Any] = {
     ),
     "retain_grad": ((2, 3), [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]),
     "second_order": (
-        [[0.0, 4.0, 32.0], [108.0, 256.0, 500.0]],
-        [[0.0, 12.0, 48.0], [108.0, 192.0, 300.0]],
+        ([[0.0, 4.0, 32.0], [108.0, 256.0, 500.0]], [[0.0, 12.0, 48.0], [108.0, 192.0, 300.0]])
     ),
     "of_a_leaf": (
         "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."
     ),
     "of_a_leaf_view": (
-        "RuntimeError: a view of a leaf Variable that requires grad is being "
-        "used in an in-place operation."
+        "RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place "
+        "operation."
     ),
     "without_grad": (True, (3, 2), 1, (3, 2), None, 1),
     "errors": (
@@ -68,20 +62,20 @@ RECORDED: dict[str, Any] = {
             "IndexError: Dimension out of range (expected to be in range of [-3, 2], but got 7)",
             "IndexError: Dimension out of range (expected to be in range of [-3, 2], but got 9)",
             (
-                "RuntimeError: tensor.adjoint() is only supported on matrices or "
-                "batches of matrices. Got 1-D tensor."
-            ),
-            (
-                "RuntimeError: tensor.adjoint() is only supported on matrices or "
-                "batches of matrices. Got 1-D tensor."
-            ),
-            (
-                "RuntimeError: tensor.mH is only supported on matrices or batches of "
+                "RuntimeError: tensor.adjoint() is only supported on matrices or batches of "
                 "matrices. Got 1-D tensor."
             ),
             (
-                "RuntimeError: tensor.H is only supported on matrices (2-D tensors). "
-                "Got 3-D tensor. For batches of matrices, consider using tensor.mH"
+                "RuntimeError: tensor.adjoint() is only supported on matrices or batches of "
+                "matrices. Got 1-D tensor."
+            ),
+            (
+                "RuntimeError: tensor.mH is only supported on matrices or batches of matrices. Got "
+                "1-D tensor."
+            ),
+            (
+                "RuntimeError: tensor.H is only supported on matrices (2-D tensors). Got 3-D "
+                "tensor. For batches of matrices, consider using tensor.mH"
             ),
             "RuntimeError: tensor.H is only supported on matrices (2-D tensors). Got 1-D tensor.",
         ],
@@ -100,6 +94,24 @@ RECORDED: dict[str, Any] = {
         ],
     ),
     "h_of_a_number": (True, ["Tensor.H is deprecated on 0-D tensors. Consider using x.conj()."]),
+    "viewed_before": (
+        [[0.0, 6.0], [2.0, 8.0], [4.0, 10.0]],
+        "CopySlices",
+        [[0.0, 4.0, 8.0], [2.0, 6.0, 10.0]],
+        [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]],
+    ),
+    "view_of_a_view": (
+        [[30.0], [40.0], [50.0]],
+        [30.0],
+        "AsStridedBackward0",
+        "AsStridedBackward0",
+    ),
+    "of_split_outputs": (
+        "RuntimeError: Output 0 of Split is a view and is being modified inplace. This view is the "
+        "output of a function that returns multiple views. Such functions do not allow the output "
+        "views to be modified inplace. You should replace the inplace operation by an out-of-place "
+        "one."
+    ),
 }
 
 

@@ -156,7 +156,7 @@ def _rebase(t: Tensor, new: Tensor) -> None:
         return
     base, view_fn = t._base, t._view_fn
     assert view_fn is not None
-    keep = np.ones(base._data.shape, dtype=base._data.dtype)
+    keep = np.ones_like(base._data)  # laid out as the base: see inplace_views
     view_fn(Tensor._make(keep))._data[...] = 0
     into_base(base, new, lambda b: view_fn(b), keep)  # `t`'s own node: see bump_version
 

@@ -110,7 +110,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
         else:
             base, view_fn = t._base, t._view_fn
             assert view_fn is not None
-            keep = np.ones(base._data.shape, dtype=base._data.dtype)
+            keep = np.ones_like(base._data)  # laid out as the base: see inplace_views
             view_fn(Tensor._make(keep))._data[key] = 0
             into_base(base, src, lambda b: view_fn(b)[index], keep)
     update_tangent(t, src, key)

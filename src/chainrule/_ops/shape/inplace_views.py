@@ -98,12 +98,24 @@ def _take_place(t: Tensor, new: Tensor) -> None:
 
 def _remake_views_of(base: Tensor, inverse: View) -> None:
     """The views of `base` (whose shape is about to change) redo how they were made from
-    its old shape, got back from the new one by `inverse`."""
+    its old shape, got back from the new one by `inverse`.
+
+    A view of the base taken before (`base.view(6)`) may need the old memory layout: a
+    tensor laid out as the base now is (the base itself, or the `ones_like` masks the
+    in-place path builds) gets it back through `inverse`; any other (a gradient) is
+    copied into the old shape first, which reading it allows.
+    """
+    old_strides = base._data.strides
+
+    def restored(b: Tensor) -> Tensor:
+        back = inverse(b)
+        return back if back._data.strides == old_strides else back.contiguous()
+
     for ref in base._version_counter.views or ():
         view = ref()
         if view is not None and view._base is base and view._view_fn is not None:
             made = view._view_fn
-            view._view_fn = lambda b, made=made: made(inverse(b))
+            view._view_fn = lambda b, made=made: made(restored(b))
 
 
 def t_(self: Tensor) -> Tensor:

@@ -36,8 +36,8 @@ CASES: dict[str, Any] = {
         ((3, 4), "float32", (4, 1), 1, "NoneType", None)
     ),
     "m(1,4).addmm_(m(3,5), m(5,4))": (
-        "RuntimeError: Bad in-place call: input tensor size [1, 4] and output tensor size [3, "
-        "4] should match"
+        "RuntimeError: Bad in-place call: input tensor size [1, 4] and output tensor size [3, 4] "
+        "should match"
     ),
     "m(3,4,dt=torch.float64).addmm_(m(3,5), m(5,4))": (
         "RuntimeError: self and mat2 must have the same dtype, but got Double and Float"
@@ -59,20 +59,25 @@ CASES: dict[str, Any] = {
         ((3,), "float32", (1,), 1, "NoneType", None)
     ),
     "m(3,dt=torch.float64).addmv_(m(3,2), m(2))": (
-        "RuntimeError: addmv input tensors must have the same dtype, but got Double, Float, and "
-        "Float"
+        "RuntimeError: addmv input tensors must have the same dtype, but got Double, Float, "
+        "and Float"
     ),
     "m(3).addmv_(m(3,2), m(3))": "RuntimeError: size mismatch, got input (3), mat (3x2), vec (3)",
     "m(2,3,4).baddbmm_(m(2,3,5), m(2,5,4))": (
-        ((2, 3, 4), "float32", (12, 4, 1), 1, "NoneType", None)
+        (2, 3, 4),
+        "float32",
+        (12, 4, 1),
+        1,
+        "NoneType",
+        None,
     ),
     "m(3,4).baddbmm_(m(2,3,5), m(2,5,4))": (
-        "RuntimeError: Bad in-place call: input tensor size [3, 4] and output tensor size [2, "
-        "3, 4] should match"
+        "RuntimeError: Bad in-place call: input tensor size [3, 4] and output tensor size [2, 3, "
+        "4] should match"
     ),
     "m(2,3,4,dt=torch.float64).baddbmm_(m(2,3,5), m(2,5,4))": (
-        "RuntimeError: Input dtypes must be the same, got: input double, batch1: float, batch2: "
-        "float"
+        "RuntimeError: Input dtypes must be the same, got: input double, batch1: float, "
+        "batch2: float"
     ),
     "m(3,4).addbmm_(m(2,3,5), m(2,5,4))": ((3, 4), "float32", (4, 1), 1, "NoneType", None),
     "m(5).addbmm_(m(2,3,5), m(2,5,4))": (
@@ -86,18 +91,16 @@ CASES: dict[str, Any] = {
     "m(1,4).addr_(m(3), m(4))": "RuntimeError: size mismatch, input: [1, 4], v1: [3], v2: [4]",
     "m(4).addr_(m(3), m(4))": "RuntimeError: 2D tensor expected, got 1D tensor for input",
     "m(3,4,dt=torch.float64).addr_(m(3), m(4))": (
-        (
-            (3, 4),
-            "float64",
-            (4, 1),
-            1,
-            "NoneType",
-            [
-                [-1.008463013132816, 1.0965980383676135, -1.2090417156993905, 0.2222117755379453],
-                [-1.5661089470171712, 0.3467272645216748, -1.800006652083402, -0.8536573108309458],
-                [1.3912602155133422, 1.4834462118061484, 1.8669617664348066, 0.10558174710695334],
-            ],
-        )
+        (3, 4),
+        "float64",
+        (4, 1),
+        1,
+        "NoneType",
+        [
+            [-1.008463013132816, 1.0965980383676135, -1.2090417156993905, 0.2222117755379453],
+            [-1.5661089470171712, 0.3467272645216748, -1.800006652083402, -0.8536573108309458],
+            [1.3912602155133422, 1.4834462118061484, 1.8669617664348066, 0.10558174710695334],
+        ],
     ),
     "m(3,4).addr_(m(3,dt=torch.float64), m(4,dt=torch.float64))": (
         ((3, 4), "float32", (4, 1), 1, "NoneType", None)
@@ -198,35 +201,29 @@ CASES: dict[str, Any] = {
             ],
         )
     ),
-    (
-        "torch.addr(torch.ones(3,4,dtype=torch.long), m(3,dt=torch.float64), m(4,dt=torch.float64))"
-    ): (
-        (
-            (3, 4),
-            "float64",
-            (4, 1),
-            0,
-            "NoneType",
-            [
-                [0.8948849658428084, 1.4851497927049147, 0.6803621725087817, 1.7641497235341834],
-                [1.1350454955981604, 0.3767086247890691, 1.4106515226063654, 0.018266236097581823],
-                [0.8685639831704268, 1.6066321228937588, 0.6003243188726142, 1.9554941091733555],
-            ],
-        )
+    "torch.addr(torch.ones(3,4,dtype=torch.long), m(3,dt=torch.float64), m(4,dt=torch.float64))": (
+        (3, 4),
+        "float64",
+        (4, 1),
+        0,
+        "NoneType",
+        [
+            [0.8948849658428084, 1.4851497927049147, 0.6803621725087817, 1.7641497235341834],
+            [1.1350454955981604, 0.3767086247890691, 1.4106515226063654, 0.018266236097581823],
+            [0.8685639831704268, 1.6066321228937588, 0.6003243188726142, 1.9554941091733555],
+        ],
     ),
     "torch.addr(torch.tensor(2., dtype=torch.float64), m(3), m(4))": (
-        (
-            (3, 4),
-            "float64",
-            (4, 1),
-            0,
-            "NoneType",
-            [
-                [1.8948849606857125, 2.485149823209472, 1.6803621560119701, 2.764149736386237],
-                [2.1350455000326125, 1.3767085957113707, 2.410651537137774, 1.018266235514389],
-                [1.8685639778239125, 2.606632155950855, 1.6003243015957551, 2.955494117232959],
-            ],
-        )
+        (3, 4),
+        "float64",
+        (4, 1),
+        0,
+        "NoneType",
+        [
+            [1.8948849606857125, 2.485149823209472, 1.6803621560119701, 2.764149736386237],
+            [2.1350455000326125, 1.3767085957113707, 2.410651537137774, 1.018266235514389],
+            [1.8685639778239125, 2.606632155950855, 1.6003243015957551, 2.955494117232959],
+        ],
     ),
     "torch.addr(m(4,3).t(), m(3), m(4))": ((3, 4), "float32", (1, 3), 0, "NoneType", None),
     "torch.addr(m(4), m(3), m(4))": ((3, 4), "float32", (4, 1), 0, "NoneType", None),
@@ -235,6 +232,14 @@ CASES: dict[str, Any] = {
     ),
     "(a*1).addr_(m(3), m(4))": ((3, 4), "float32", (4, 1), 1, "AddrBackward0", None),
     "(a*1).addmm_(m(3,5), m(5,4))": ((3, 4), "float32", (4, 1), 1, "AddmmBackward0", None),
+    "torch.arange(4.).addbmm_(m(2,3,5), m(2,5,4), beta=2)": (
+        ((3, 4), "float32", (4, 1), 1, "NoneType", None)
+    ),
+    "m(1,4).addbmm_(m(2,3,5), m(2,5,4))": ((3, 4), "float32", (4, 1), 1, "NoneType", None),
+    "torch.ones(4, dtype=torch.long).addbmm_(m(2,3,5), m(2,5,4))": (
+        "RuntimeError: self and mat2 must have the same dtype, but got Long and Float"
+    ),
+    "(a[0]*1).addbmm_(m(2,3,5), m(2,5,4))": ((3, 4), "float32", (4, 1), 1, "AddbmmBackward0", None),
 }
 
 

@@ -7,6 +7,7 @@ node (`AddmmBackward0`, ...); `self` must already have the result's shape.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from ... import _dtype
 from ..._strides import elementwise
 from ..._tensor import Tensor
-from ..inplace import apply_inplace
+from ..inplace import apply_inplace, bump_version, check_castable, check_writable
 from ..primitive import Primitive
 from .products import _scaled, addbmm, addmm, addmv, baddbmm
 
@@ -117,9 +118,31 @@ def baddbmm_(
 def addbmm_(
     self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1
 ) -> Tensor:
-    return apply_inplace(
-        self, lambda old: _same_shape(self, addbmm(old, batch1, batch2, beta=beta, alpha=alpha))
-    )
+    """In place; unlike the other add-products, `self` may broadcast to the result's shape
+    and is then resized to it (as PyTorch's addbmm_ writes through its out= form)."""
+
+    def compute(old: Tensor) -> Tensor:
+        return addbmm(old, batch1, batch2, beta=beta, alpha=alpha)
+
+    if batch1.ndim == batch2.ndim == 3:
+        shape = (batch1._data.shape[1], batch2._data.shape[2])
+        if self._data.shape != shape:
+            return _resized(self, compute)
+    return apply_inplace(self, lambda old: _same_shape(self, compute(old)))
+
+
+def _resized(self: Tensor, compute: Callable[[Tensor], Tensor]) -> Tensor:
+    """`self` replaced by `compute(self)`, of another shape (checked before any change)."""
+    check_writable(self)
+    old = Tensor._make(self._data, self._requires_grad, self._grad_fn, self._output_nr)
+    old._accumulator = self._accumulator
+    new = compute(old)
+    check_castable(new._data.dtype, self._data.dtype)
+    self._data = new._data.astype(self._data.dtype)
+    if new._requires_grad:
+        self._grad_fn, self._output_nr, self._requires_grad = new._grad_fn, 0, True
+    bump_version(self)
+    return self
 
 
 def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:

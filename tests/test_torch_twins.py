@@ -58,6 +58,18 @@ CALLS = [
     "lib.nn.functional.pairwise_distance(x, x.flip(0), keepdims=True)",
     "x.prelu(lib.tensor([0.25]))",
     "x.prelu(lib.tensor([0.25, 0.5]))",
+    "lib.prelu(x, 2.0)",
+    "x.prelu(2.0)",
+    "x.hardshrink('a')",
+    "lib.hardshrink(x, 'a')",
+    "lib.hardshrink(3, 0.5)",
+    "x.long().hardshrink()",
+    "lib.conv1d(input=x, weight=lib.ones(3, 4, 2), stride=2)",
+    "lib.pixel_shuffle(lib.ones(1, 4, 2, 2), 2).shape",
+    "lib.channel_shuffle(lib.arange(8.0).reshape(1, 4, 2, 1), 2)",
+    "lib.bilinear(lib.ones(2, 3), lib.ones(2, 4), lib.ones(5, 3, 4)).shape",
+    "lib.celu_(x.clone(), 2.0)",
+    "lib.threshold_(x.clone(), 0.5, 2)",
     "lib.layer_norm(x, [5], None, None, 1e-5, False)",
     "lib.layer_norm(x, 5)",
     "lib.layer_norm(x, [4])",
@@ -100,6 +112,10 @@ def test_as_torch(torch: ModuleType, call: str) -> None:
 
 
 RECORDED = {
+    "x.prelu(2.0)": "TypeError: prelu(): argument 'weight' (position 1) must be Tensor, not float",
+    "lib.hardshrink(x, 'a')": (
+        "TypeError: hardshrink(): argument 'lambd' (position 2) must be Number, not str"
+    ),
     "lib.celu(x, inplace=True)": "TypeError: celu() got an unexpected keyword argument 'inplace'",
     "lib.selu(x, True)": "TypeError: selu() takes 1 positional argument but 2 were given",
     "lib.group_norm(x, 0)": "RuntimeError: Expected num groups to be greater than 0, got 0",

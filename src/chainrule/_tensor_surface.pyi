@@ -490,8 +490,8 @@ class TensorSurface:
     def pinverse(self, rcond: _builtins.float = ...) -> Tensor: ...  # spectral.pinverse
     def softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_softmax
     def log_softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_log_softmax
-    def hardshrink(self, lambd: _builtins.float = ...) -> Tensor: ...  # _activation.hardshrink
-    def prelu(self, weight: Tensor) -> Tensor: ...  # _activation.prelu
+    def hardshrink(self, lambd: _builtins.float = ...) -> Tensor: ...  # _activation.hardshrink_method
+    def prelu(self, weight: Tensor) -> Tensor: ...  # _activation.prelu_method
     def uniform_(self, from_: _builtins.float = ..., to: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.uniform_
     def normal_(self, mean: _builtins.float = ..., std: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.normal_
     def random_(self, *args: Any, generator: _chainrule_random.Generator | None = ..., **kwargs: Any) -> Tensor: ...  # samplers.random_

@@ -111,8 +111,8 @@ class ReductionLinalgMethods:
     # --- neural-network functions ----------------------------------------------------------
     softmax = activation.tensor_softmax
     log_softmax = activation.tensor_log_softmax
-    hardshrink = _activation.hardshrink
-    prelu = _activation.prelu
+    hardshrink = _activation.hardshrink_method
+    prelu = _activation.prelu_method
 
     # --- random sampling -------------------------------------------------------------------
     uniform_ = samplers.uniform_

@@ -362,6 +362,9 @@ def ldexp_inplace_method(self: Tensor, other: Tensor) -> Tensor:
     return _ldexp_inplace(self, other)
 
 
+ldexp_inplace_method.__name__ = ldexp_inplace_method.__qualname__ = "ldexp_"
+
+
 def _ldexp_inplace(self: Tensor, other: Tensor) -> Tensor:
     if not self.dtype.is_floating_point:
         raise RuntimeError(

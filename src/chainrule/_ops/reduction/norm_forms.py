@@ -73,6 +73,9 @@ def dist_method(self: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return _dist_checked(self, other, p)
 
 
+dist_method.__name__ = dist_method.__qualname__ = "dist"
+
+
 def _dist_checked(input: Tensor, other: Tensor, p: float) -> Tensor:
     broadcast_shapes(input._data.shape, other._data.shape)
     dt = _dtype.result_type(input, other)

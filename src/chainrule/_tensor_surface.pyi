@@ -190,7 +190,7 @@ class TensorSurface:
     def gcd_(self, other: Tensor, /) -> Tensor: ...  # number_theory.gcd_
     def lcm(self, other: Tensor, /) -> Tensor: ...  # number_theory.lcm_method
     def lcm_(self, other: Tensor, /) -> Tensor: ...  # number_theory.lcm_
-    def frexp(self, *, out: Any = ...) -> Any: ...  # number_theory.frexp
+    def frexp(self) -> Any: ...  # number_theory.frexp
     def igamma(self, other: Tensor, /) -> Tensor: ...  # incomplete.igamma_method
     def igamma_(self, other: Tensor, /) -> Tensor: ...  # incomplete.igamma_
     def igammac(self, other: Tensor, /) -> Tensor: ...  # incomplete.igammac_method
@@ -471,7 +471,7 @@ class TensorSurface:
     def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addmv
     def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addbmm
     def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.baddbmm
-    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products_inplace.addr
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addr
     def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addmm_
     def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addmv_
     def addbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addbmm_

@@ -103,7 +103,7 @@ _frexp = Primitive(
 )
 
 
-def frexp(input: Tensor, *, out: Any = None) -> Any:
+def frexp(input: Tensor) -> Any:
     """`input` as mantissa * 2 ** exponent, the mantissa's size in [0.5, 1) (or 0)."""
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")

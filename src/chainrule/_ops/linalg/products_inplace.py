@@ -68,9 +68,7 @@ def _check_scalar(dt: _dtype.dtype, value: Any, name: str) -> None:
         )
 
 
-def addr(
-    input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1, out: Any = None
-) -> Tensor:
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """beta * input + alpha * (the outer product of vec1 and vec2), input broadcasting to it."""
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v.ndim != 1:

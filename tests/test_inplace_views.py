@@ -3,12 +3,14 @@ real tensor (`adjoint`, `x.H`, `x.mH`), compared with PyTorch and with its recor
 
 from __future__ import annotations
 
+import warnings
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 import chainrule
+from chainrule._ops.shape import inplace_views
 from inplace_view_scenarios import SCENARIOS, outcome
 
 # What PyTorch 2.13 gives for each scenario.
@@ -93,7 +95,7 @@ RECORDED: dict[str, Any] = {
             [[12.0, 16.0, 20.0], [13.0, 17.0, 21.0], [14.0, 18.0, 22.0], [15.0, 19.0, 23.0]],
         ],
     ),
-    "h_of_a_number": (True, ["Tensor.H is deprecated on 0-D tensors. Consider using x.conj()."]),
+    "h_of_a_number": (True, True, True, True, True),
     "viewed_before": (
         [[0.0, 6.0], [2.0, 8.0], [4.0, 10.0]],
         "CopySlices",
@@ -123,3 +125,23 @@ def test_as_recorded(scenario: Any) -> None:
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)
 def test_as_torch(torch: ModuleType, scenario: Any) -> None:
     assert outcome(lambda: scenario(chainrule)) == outcome(lambda: scenario(torch))
+
+
+def test_a_number_is_its_own_transpose_with_one_warning_each() -> None:
+    inplace_views._warned.clear()
+    z = chainrule.tensor(1.0)
+    expected = {
+        "H": "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+        "mT": "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+        "cases.",
+        "mH": "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().",
+    }
+    for name, message in expected.items():
+        with pytest.warns(UserWarning) as caught:
+            assert getattr(z, name) is z
+        assert [str(w.message) for w in caught] == [message]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert getattr(z, name) is z  # once per process, as PyTorch
+    with pytest.warns(UserWarning, match=r"^adjoint\(\) is deprecated on 0-D tensors"):
+        chainrule.adjoint(z)

@@ -334,7 +334,7 @@ class TensorSurface:
     @property
     def T(self) -> Tensor: ...  # property(views.reversed_dims)
     @property
-    def mT(self) -> Tensor: ...  # property(views.matrix_transpose)
+    def mT(self) -> Tensor: ...  # property(inplace_views.matrix_transpose_checked)
     @property
     def H(self) -> Tensor: ...  # property(inplace_views.conj_transpose)
     @property

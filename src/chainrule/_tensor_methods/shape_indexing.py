@@ -69,7 +69,7 @@ class ShapeIndexingMethods:
 
     else:
         T = property(views.reversed_dims)
-        mT = property(views.matrix_transpose)
+        mT = property(inplace_views.matrix_transpose_checked)
         H = property(inplace_views.conj_transpose)
         mH = property(inplace_views.matrix_conj_transpose)
 

@@ -169,34 +169,51 @@ def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 
 # --- conjugate transposes (a real tensor is its own conjugate) ----------------------------
 
+_warned: set[str] = set()
 
-def _matrices(input: Tensor, what: str) -> None:
-    if input._data.ndim < 2:
+
+def _zero_d(input: Tensor, what: str, advice: str) -> Tensor:
+    """A 0-d tensor is its own (conjugate) transpose: itself, with PyTorch's warning, which
+    it gives once per process."""
+    if what not in _warned:
+        _warned.add(what)
+        warnings.warn(f"{what} is deprecated on 0-D tensors. {advice}", UserWarning, 4)
+    return input
+
+
+def _last_two_swapped(input: Tensor, what: str, advice: str) -> Tensor:
+    ndim = input._data.ndim
+    if ndim == 0:
+        return _zero_d(input, what, advice)
+    if ndim < 2:
+        name = what.removeprefix("Tensor.")
+        name = "adjoint()" if name == "adjoint()" else name
         raise RuntimeError(
-            f"tensor.{what} is only supported on matrices or batches of matrices. Got "
-            f"{input.ndim}-D tensor."
+            f"tensor.{name} is only supported on matrices or batches of matrices. Got "
+            f"{ndim}-D tensor."
         )
+    return transpose(input, -2, -1)
 
 
 def adjoint(input: Tensor) -> Tensor:
     """The last two dims swapped (a view): the conjugate transpose of a real tensor."""
-    _matrices(input, "adjoint()")
-    return transpose(input, -2, -1)
+    return _last_two_swapped(input, "adjoint()", "Consider using x.conj().")
 
 
 def matrix_conj_transpose(input: Tensor) -> Tensor:
     """`x.mH`: the last two dims swapped (a view)."""
-    _matrices(input, "mH")
-    return transpose(input, -2, -1)
+    return _last_two_swapped(input, "Tensor.mH", "Consider using x.conj().")
+
+
+def matrix_transpose_checked(input: Tensor) -> Tensor:
+    """`x.mT`: the last two dims swapped (a view), with PyTorch's checks of the dims."""
+    return _last_two_swapped(input, "Tensor.mT", "This function is the identity in these cases.")
 
 
 def conj_transpose(input: Tensor) -> Tensor:
     """`x.H`: a matrix transposed (a view); a 0-d tensor itself, with PyTorch's warning."""
     if input._data.ndim == 0:
-        warnings.warn(
-            "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, 3
-        )
-        return input
+        return _zero_d(input, "Tensor.H", "Consider using x.conj().")
     if input._data.ndim != 2:
         raise RuntimeError(
             "tensor.H is only supported on matrices (2-D tensors). Got "

@@ -121,17 +121,7 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
     ),
     NOT_YET: (
         # torch
-        "adaptive_avg_pool1d", "addmv_", "addr", "adjoint", "avg_pool1d", "bilinear", "celu",
-        "celu_", "chain_matmul", "channel_shuffle", "conv1d", "conv2d", "conv3d",
-        "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity",
-        "detach", "detach_", "dist", "fill", "fill_", "frexp", "gcd", "gcd_", "group_norm",
-        "hardshrink", "igamma", "igammac", "layer_norm", "lcm", "lcm_", "ldexp_", "max_pool1d",
-        "max_pool2d", "max_pool3d", "pairwise_distance", "pdist", "pixel_shuffle",
-        "pixel_unshuffle", "prelu", "renorm", "rms_norm", "rrelu", "rrelu_", "selu", "selu_",
-        "threshold", "threshold_", "xlogy_", "zero_", "frobenius_norm", "nuclear_norm", "H",
-        "mH", "addbmm_", "addmm_", "addr_", "baddbmm_", "igamma_", "igammac_", "renorm_",
-        "squeeze_", "swapaxes_", "swapdims_", "t_", "transpose_",
-        "unsqueeze_",
+
         # torch.linalg
                          # torch.special
                         # torch.nn.functional

@@ -90,8 +90,49 @@ SINGLE: dict[str, dict[str, str]] = {
         )
     },
     "chainrule._lobpcg": {"lobpcg": "lobpcg"},
+    "chainrule.nn.functional._torch_forms": {
+        n: n
+        for n in (
+            "celu",
+            "group_norm",
+            "layer_norm",
+            "max_pool1d",
+            "max_pool2d",
+            "max_pool3d",
+            "rms_norm",
+            "rrelu",
+            "selu",
+            "threshold",
+        )
+    },
     "chainrule._lowrank": {"pca_lowrank": "pca_lowrank", "svd_lowrank": "svd_lowrank"},
 }
+
+# nn.functional ops that PyTorch binds once, as torch.X and F.X: the same function here
+# too (nn.functional has given them PyTorch's spellings already).
+SHARED_WITH_FUNCTIONAL = (
+    "adaptive_avg_pool1d",
+    "avg_pool1d",
+    "bilinear",
+    "celu_",
+    "channel_shuffle",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "cosine_similarity",
+    "hardshrink",
+    "pairwise_distance",
+    "pdist",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "prelu",
+    "rrelu_",
+    "selu_",
+    "threshold_",
+)
 
 # Public submodules, imported when first read as `chainrule.<name>`.
 SUBMODULES = (
@@ -113,7 +154,9 @@ HEADER = '''"""Where each public name of `chainrule` that is loaded on first use
 
 Written by scripts/update_public_names.py from the op families' `__all__`; do not edit.
 `NAMES` maps `chainrule.<name>` to the module that defines it, under the same name but
-for those in `RENAMED`; `SUBMODULES` are the public submodules, imported when first read.
+for those in `RENAMED`; `AS_IS` are nn.functional's own functions, not wrapped again for
+PyTorch's keyword spellings (so `torch.conv1d is F.conv1d`); `SUBMODULES` are the public
+submodules, imported when first read.
 """
 
 from __future__ import annotations
@@ -130,6 +173,8 @@ def registry() -> dict[str, tuple[str, str]]:
     for module, taken in SINGLE.items():
         for public, inner in taken.items():
             names[public] = (module, inner)
+    for name in SHARED_WITH_FUNCTIONAL:
+        names[name] = ("chainrule.nn.functional", name)
     return dict(sorted(names.items()))
 
 
@@ -141,10 +186,12 @@ def render() -> str:
         f'    "{name}": "{inner}",\n' for name, (_, inner) in names.items() if inner != name
     )
     modules = "".join(f'        "{name}",\n' for name in sorted(SUBMODULES))
+    shared = "".join(f'        "{name}",\n' for name in sorted(SHARED_WITH_FUNCTIONAL))
     return (
         HEADER
         + f"NAMES: dict[str, str] = {{\n{entries}}}\n\n"
         + f"RENAMED: dict[str, str] = {{\n{renamed}}}\n\n"
+        + f"AS_IS: frozenset[str] = frozenset(\n    (\n{shared}    )\n)\n\n"
         + f"SUBMODULES: frozenset[str] = frozenset(\n    (\n{modules}    )\n)\n"
     )
 

@@ -20,12 +20,6 @@ SHARED = {
         "chainrule/_ops/shape/views.py",
         "chainrule/_ops/linalg/matrix_multiply.py",
     },
-    # PyTorch's node for `squeeze_(dim)`, the last step of both: matmul of a vector drops
-    # its dim 0 with it, quantile the last dim of its result.
-    "SqueezeBackward4": {
-        "chainrule/_ops/linalg/matrix_multiply.py",
-        "chainrule/_ops/reduction/quantiles.py",
-    },
     # PyTorch gives this node both to as_strided and to a view remade after an in-place
     # write to its base; the remade one gathers the view's places from the base.
     "AsStridedBackward0": {

@@ -109,6 +109,41 @@ if _TYPE_CHECKING:  # what the type checker sees of the names loaded on first us
         randn_like,
         randperm,
     )
+    from .nn.functional import (
+        adaptive_avg_pool1d,
+        avg_pool1d,
+        bilinear,
+        celu_,
+        channel_shuffle,
+        conv1d,
+        conv2d,
+        conv3d,
+        conv_transpose1d,
+        conv_transpose2d,
+        conv_transpose3d,
+        cosine_similarity,
+        hardshrink,
+        pairwise_distance,
+        pdist,
+        pixel_shuffle,
+        pixel_unshuffle,
+        prelu,
+        rrelu_,
+        selu_,
+        threshold_,
+    )
+    from .nn.functional._torch_forms import (
+        celu,
+        group_norm,
+        layer_norm,
+        max_pool1d,
+        max_pool2d,
+        max_pool3d,
+        rms_norm,
+        rrelu,
+        selu,
+        threshold,
+    )
     from .nn.functional._activation_softmax import (
         tensor_log_softmax as log_softmax,
         tensor_softmax as softmax,
@@ -204,7 +239,7 @@ def is_same_size(input: Tensor, other: Tensor) -> _builtins.bool:
 def _with_keywords(name: str, value: _Any) -> _Any:
     """Every op takes the spellings PyTorch's argument parser adds (`axis=`, `keepdims=`,
     `out=`; see `_ops/keywords.py`)."""
-    if not _isfunction(value):
+    if not _isfunction(value) or name in _public_names.AS_IS:
         return value
     return _keywords.accept_keywords(value, "torch", name)
 

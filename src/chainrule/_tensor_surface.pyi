@@ -185,7 +185,16 @@ class TensorSurface:
     def heaviside(self, values: Tensor) -> Tensor: ...  # binary_math.heaviside_method
     def heaviside_(self, other: Tensor, /) -> Tensor: ...  # binary_math.heaviside_
     def ldexp(self, other: Tensor, /) -> Tensor: ...  # binary_math.ldexp_method
-    def ldexp_(self, other: Tensor) -> Tensor: ...  # binary_math.ldexp_
+    def ldexp_(self, other: Tensor) -> Tensor: ...  # binary_math.ldexp_inplace_method
+    def gcd(self, other: Tensor, /) -> Tensor: ...  # number_theory.gcd_method
+    def gcd_(self, other: Tensor, /) -> Tensor: ...  # number_theory.gcd_
+    def lcm(self, other: Tensor, /) -> Tensor: ...  # number_theory.lcm_method
+    def lcm_(self, other: Tensor, /) -> Tensor: ...  # number_theory.lcm_
+    def frexp(self) -> Any: ...  # number_theory.frexp
+    def igamma(self, other: Tensor, /) -> Tensor: ...  # incomplete.igamma_method
+    def igamma_(self, other: Tensor, /) -> Tensor: ...  # incomplete.igamma_
+    def igammac(self, other: Tensor, /) -> Tensor: ...  # incomplete.igammac_method
+    def igammac_(self, other: Tensor, /) -> Tensor: ...  # incomplete.igammac_
     def float_power(self, exponent: Tensor | Number) -> Tensor: ...  # binary_math.float_power_method
     def float_power_(self, exponent: Tensor | Number) -> Tensor: ...  # binary_math.float_power_
     def abs(self) -> Tensor: ...  # rounding.abs
@@ -309,6 +318,13 @@ class TensorSurface:
     def swapaxes(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.swapaxes
     def swapdims(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.swapdims
     def t(self) -> Tensor: ...  # views.t
+    def adjoint(self) -> Tensor: ...  # inplace_views.adjoint
+    def t_(self) -> Tensor: ...  # inplace_views.t_
+    def transpose_(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # inplace_views.transpose_
+    def swapaxes_(self, axis0: _builtins.int, axis1: _builtins.int) -> Tensor: ...  # inplace_views.swapaxes_
+    def swapdims_(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # inplace_views.swapdims_
+    def squeeze_(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ...) -> Tensor: ...  # inplace_views.squeeze_
+    def unsqueeze_(self, dim: _builtins.int) -> Tensor: ...  # inplace_views.unsqueeze_
     def permute(self, *dims: Any) -> Tensor: ...  # views.permute
     def movedim(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.movedim
     def moveaxis(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.moveaxis
@@ -322,7 +338,11 @@ class TensorSurface:
     @property
     def T(self) -> Tensor: ...  # property(views.reversed_dims)
     @property
-    def mT(self) -> Tensor: ...  # property(views.matrix_transpose)
+    def mT(self) -> Tensor: ...  # property(inplace_views.matrix_transpose_checked)
+    @property
+    def H(self) -> Tensor: ...  # property(inplace_views.conj_transpose)
+    @property
+    def mH(self) -> Tensor: ...  # property(inplace_views.matrix_conj_transpose)
     def flip(self, *dims: Any, **kwargs: Any) -> Tensor: ...  # rearrange.flip_method
     def fliplr(self) -> Tensor: ...  # rearrange.fliplr
     def flipud(self) -> Tensor: ...  # rearrange.flipud
@@ -428,6 +448,9 @@ class TensorSurface:
     def histc(self, bins: _builtins.int = ..., min: Any = ..., max: Any = ..., *, out: Any = ...) -> Tensor: ...  # counting.histc
     def prod(self, *args: Any, **kwargs: Any) -> Tensor: ...  # product.prod_method
     def norm(self, p: Any = ..., dim: Any = ..., keepdim: _builtins.bool = ..., out: Any = ..., dtype: Any = ...) -> Tensor: ...  # product.norm
+    def dist(self, other: Tensor, p: _builtins.float = ...) -> Tensor: ...  # norm_forms.dist_method
+    def renorm(self, p: _builtins.float, dim: _builtins.int, maxnorm: _builtins.float) -> Tensor: ...  # norm_forms.renorm
+    def renorm_(self, p: _builtins.float, dim: _builtins.int, maxnorm: _builtins.float) -> Tensor: ...  # norm_forms.renorm_
     def std(self, dim: Any = ..., unbiased: Any = ..., keepdim: _builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.std
     def var(self, dim: Any = ..., unbiased: Any = ..., keepdim: _builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.var
     def max(self, *args: Any, **kwargs: Any) -> Any: ...  # extrema.max_method
@@ -476,6 +499,12 @@ class TensorSurface:
     def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addmv
     def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addbmm
     def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.baddbmm
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addr
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addmm_
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addmv_
+    def addbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addbmm_
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.baddbmm_
+    def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addr_
     def matrix_power(self, n: _builtins.int) -> Tensor: ...  # products.matrix_power
     def matrix_exp(self) -> Tensor: ...  # exponential.matrix_exp
     def cross(self, other: Tensor, dim: _builtins.int | None = ..., *, out: Any = ...) -> Tensor: ...  # geometry.cross
@@ -495,6 +524,8 @@ class TensorSurface:
     def pinverse(self, rcond: _builtins.float = ...) -> Tensor: ...  # spectral.pinverse
     def softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_softmax
     def log_softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_log_softmax
+    def hardshrink(self, lambd: _builtins.float = ...) -> Tensor: ...  # _activation.hardshrink_method
+    def prelu(self, weight: Tensor) -> Tensor: ...  # _activation.prelu_method
     def uniform_(self, from_: _builtins.float = ..., to: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.uniform_
     def normal_(self, mean: _builtins.float = ..., std: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.normal_
     def random_(self, *args: Any, generator: _chainrule_random.Generator | None = ..., **kwargs: Any) -> Tensor: ...  # samplers.random_

@@ -14,6 +14,7 @@ __all__ = [
     "aminmax",
     "cummax",
     "cummin",
+    "frexp",
     "kthvalue",
     "linalg_cholesky_ex",
     "linalg_eigh",
@@ -106,6 +107,7 @@ sort = _structseq("sort", _VALUES_INDICES)
 cummax = _structseq("cummax", _VALUES_INDICES)
 cummin = _structseq("cummin", _VALUES_INDICES)
 aminmax = _structseq("aminmax", ("min", "max"))
+frexp = _structseq("frexp", ("mantissa", "exponent"))
 
 # torch.linalg's results, and those of the older torch.svd, torch.slogdet and torch.qr.
 linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))

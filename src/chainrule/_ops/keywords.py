@@ -102,6 +102,18 @@ OUT: dict[str, frozenset[str]] = {
             "mode",
             "scatter_reduce", "index_reduce", "slice_scatter",
             "bucketize", "histc", "isin", "logspace", "range", "searchsorted",
+            "addr",
+            "chain_matmul",
+            "frexp",
+            "frobenius_norm",
+            "gcd",
+            "hardshrink",
+            "igamma",
+            "igammac",
+            "lcm",
+            "nuclear_norm",
+            "renorm",
+            "threshold",
         }
     ),
     "torch.linalg": frozenset(

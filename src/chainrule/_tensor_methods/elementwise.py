@@ -15,11 +15,16 @@ if TYPING:
         division,
         exp_log,
         inplace_forms,
+        number_theory,
         rounding,
         ternary,
         trig,
     )
-    from .._ops.special import bessel, functions
+    from .._ops.special import (
+        bessel,
+        functions,
+        incomplete,
+    )
 else:  # each family is imported when one of its methods is first used (_lazy.py)
     arithmetic = LazyModule("chainrule._ops.elementwise.arithmetic")
     binary_math = LazyModule("chainrule._ops.elementwise.binary_math")
@@ -35,6 +40,8 @@ else:  # each family is imported when one of its methods is first used (_lazy.py
     trig = LazyModule("chainrule._ops.elementwise.trig")
     bessel = LazyModule("chainrule._ops.special.bessel")
     functions = LazyModule("chainrule._ops.special.functions")
+    number_theory = LazyModule("chainrule._ops.elementwise.number_theory")
+    incomplete = LazyModule("chainrule._ops.special.incomplete")
 
 __all__ = ["ElementwiseMethods"]
 
@@ -173,7 +180,16 @@ class ElementwiseMethods:
     heaviside = binary_math.heaviside_method
     heaviside_ = binary_math.heaviside_
     ldexp = binary_math.ldexp_method
-    ldexp_ = binary_math.ldexp_
+    ldexp_ = binary_math.ldexp_inplace_method
+    gcd = number_theory.gcd_method
+    gcd_ = number_theory.gcd_
+    lcm = number_theory.lcm_method
+    lcm_ = number_theory.lcm_
+    frexp = number_theory.frexp
+    igamma = incomplete.igamma_method
+    igamma_ = incomplete.igamma_
+    igammac = incomplete.igammac_method
+    igammac_ = incomplete.igammac_
     float_power = binary_math.float_power_method
     float_power_ = binary_math.float_power_
 

@@ -22,6 +22,7 @@ if TYPING:
         lu_decomposition,
         matrix_multiply,
         products,
+        products_inplace,
         spectral,
     )
     from .._ops.reduction import (
@@ -30,20 +31,29 @@ if TYPING:
         frequency,
         logical,
         moments,
+        norm_forms,
         product,
         quantiles,
         scans,
         sorting,
         sum_mean,
     )
-    from ..nn.functional import _activation_softmax as activation
+    from ..nn.functional import (
+        _activation,
+    )
+    from ..nn.functional import (
+        _activation_softmax as activation,
+    )
 else:  # each family is imported when one of its methods is first used (_lazy.py)
     distributions = LazyModule("chainrule._random_distributions")
     samplers = LazyModule("chainrule._random_samplers")
     correlation = LazyModule("chainrule._ops.linalg.correlation")
     decompositions = LazyModule("chainrule._ops.linalg.decompositions")
     exponential = LazyModule("chainrule._ops.linalg.exponential")
+    factored_solve = LazyModule("chainrule._ops.linalg.factored_solve")
     geometry = LazyModule("chainrule._ops.linalg.geometry")
+    householder = LazyModule("chainrule._ops.linalg.householder")
+    lu_decomposition = LazyModule("chainrule._ops.linalg.lu_decomposition")
     matrix_multiply = LazyModule("chainrule._ops.linalg.matrix_multiply")
     products = LazyModule("chainrule._ops.linalg.products")
     spectral = LazyModule("chainrule._ops.linalg.spectral")
@@ -58,9 +68,9 @@ else:  # each family is imported when one of its methods is first used (_lazy.py
     sorting = LazyModule("chainrule._ops.reduction.sorting")
     sum_mean = LazyModule("chainrule._ops.reduction.sum_mean")
     activation = LazyModule("chainrule.nn.functional._activation_softmax")
-    factored_solve = LazyModule("chainrule._ops.linalg.factored_solve")
-    householder = LazyModule("chainrule._ops.linalg.householder")
-    lu_decomposition = LazyModule("chainrule._ops.linalg.lu_decomposition")
+    products_inplace = LazyModule("chainrule._ops.linalg.products_inplace")
+    norm_forms = LazyModule("chainrule._ops.reduction.norm_forms")
+    _activation = LazyModule("chainrule.nn.functional._activation")
 
 __all__ = ["ReductionLinalgMethods"]
 
@@ -81,6 +91,9 @@ class ReductionLinalgMethods:
     histc = counting.histc
     prod = product.prod_method
     norm = product.norm
+    dist = norm_forms.dist_method
+    renorm = norm_forms.renorm
+    renorm_ = norm_forms.renorm_
     std = moments.std
     var = moments.var
     max = extrema.max_method
@@ -131,6 +144,12 @@ class ReductionLinalgMethods:
     addmv = products.addmv
     addbmm = products.addbmm
     baddbmm = products.baddbmm
+    addr = products_inplace.addr
+    addmm_ = products_inplace.addmm_
+    addmv_ = products_inplace.addmv_
+    addbmm_ = products_inplace.addbmm_
+    baddbmm_ = products_inplace.baddbmm_
+    addr_ = products_inplace.addr_
     matrix_power = products.matrix_power
     matrix_exp = exponential.matrix_exp
     cross = geometry.cross
@@ -152,6 +171,8 @@ class ReductionLinalgMethods:
     # --- neural-network functions ----------------------------------------------------------
     softmax = activation.tensor_softmax
     log_softmax = activation.tensor_log_softmax
+    hardshrink = _activation.hardshrink_method
+    prelu = _activation.prelu_method
 
     # --- random sampling -------------------------------------------------------------------
     uniform_ = samplers.uniform_

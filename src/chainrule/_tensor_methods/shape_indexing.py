@@ -13,7 +13,16 @@ if TYPING:
     from .. import _creation as creation
     from .. import _creation_data as creation_data
     from .._ops.indexing import gather_scatter, getitem, masked, reduce_into, take_along, writes
-    from .._ops.shape import combining, diagonals, rearrange, scatters, splitting, strided, views
+    from .._ops.shape import (
+        combining,
+        diagonals,
+        inplace_views,
+        rearrange,
+        scatters,
+        splitting,
+        strided,
+        views,
+    )
 else:  # each family is imported when one of its methods is first used (_lazy.py)
     conversion = LazyModule("chainrule._conversion")
     creation = LazyModule("chainrule._creation")
@@ -31,6 +40,7 @@ else:  # each family is imported when one of its methods is first used (_lazy.py
     reduce_into = LazyModule("chainrule._ops.indexing.reduce_into")
     scatters = LazyModule("chainrule._ops.shape.scatters")
     strided = LazyModule("chainrule._ops.shape.strided")
+    inplace_views = LazyModule("chainrule._ops.shape.inplace_views")
 
 __all__ = ["ShapeIndexingMethods"]
 
@@ -57,6 +67,13 @@ class ShapeIndexingMethods:
     swapaxes = views.swapaxes
     swapdims = views.swapdims
     t = views.t
+    adjoint = inplace_views.adjoint
+    t_ = inplace_views.t_
+    transpose_ = inplace_views.transpose_
+    swapaxes_ = inplace_views.swapaxes_
+    swapdims_ = inplace_views.swapdims_
+    squeeze_ = inplace_views.squeeze_
+    unsqueeze_ = inplace_views.unsqueeze_
     permute = views.permute
     movedim = rearrange.movedim
     moveaxis = rearrange.moveaxis
@@ -77,9 +94,19 @@ class ShapeIndexingMethods:
         def mT(self) -> Tensor:
             """The last two dims swapped (a view)."""
 
+        @property
+        def H(self) -> Tensor:
+            """A matrix transposed (a view): its conjugate transpose, as it is real."""
+
+        @property
+        def mH(self) -> Tensor:
+            """The last two dims swapped (a view): the conjugate transpose of each matrix."""
+
     else:
         T = property(views.reversed_dims)
-        mT = property(views.matrix_transpose)
+        mT = property(inplace_views.matrix_transpose_checked)
+        H = property(inplace_views.conj_transpose)
+        mH = property(inplace_views.matrix_conj_transpose)
 
     # --- shape: rearranging, repeating, splitting ------------------------------------------
     flip = rearrange.flip_method

@@ -3,6 +3,7 @@
 matrix_multiply mm, mv, dot, bmm, matmul, outer
 products        inner, vdot, kron, tensordot, addmm, addmv, baddbmm, addbmm, multi_dot,
                 matrix_power
+products_inplace  addr, and addmm_, addmv_, baddbmm_, addbmm_, addr_ (in place)
 contraction     einsum
 decompositions  inv, det, slogdet, logdet, cholesky, qr
 lu_decomposition lu_factor, lu_factor_ex, lu, lu_unpack, lu_solve (and the older torch.lu, lu_solve)
@@ -18,6 +19,7 @@ exponential     matrix_exp
 correlation     cov, corrcoef (compositions)
 composed        vecdot, vander, diagonal, cond, tensorinv, tensorsolve (compositions)
 vandermonde     torch.vander (composed, as PyTorch builds it)
+deprecated      chain_matmul, frobenius_norm, nuclear_norm (warn, then their replacements)
 common          input checks, LinAlgError, small helpers
 """
 
@@ -27,6 +29,7 @@ from . import (
     contraction,
     correlation,
     decompositions,
+    deprecated,
     exponential,
     factored_solve,
     geometry,
@@ -35,6 +38,7 @@ from . import (
     lu_decomposition,
     matrix_multiply,
     products,
+    products_inplace,
     solve,
     spectral,
     vandermonde,
@@ -42,6 +46,7 @@ from . import (
 from .contraction import *  # noqa: F403
 from .correlation import *  # noqa: F403
 from .decompositions import *  # noqa: F403
+from .deprecated import *  # noqa: F403
 from .exponential import *  # noqa: F403
 from .factored_solve import *  # noqa: F403
 from .geometry import *  # noqa: F403
@@ -50,12 +55,14 @@ from .ldl import *  # noqa: F403
 from .lu_decomposition import *  # noqa: F403
 from .matrix_multiply import *  # noqa: F403
 from .products import *  # noqa: F403
+from .products_inplace import *  # noqa: F403
 from .solve import *  # noqa: F403
 from .spectral import *  # noqa: F403
 from .vandermonde import *  # noqa: F403
 
 __all__ = [
     *decompositions.__all__,
+    *deprecated.__all__,
     *contraction.__all__,
     *correlation.__all__,
     *geometry.__all__,
@@ -66,6 +73,7 @@ __all__ = [
     *ldl.__all__,
     *lu_decomposition.__all__,
     *products.__all__,
+    *products_inplace.__all__,
     *solve.__all__,
     *spectral.__all__,
     *vandermonde.__all__,

@@ -2,6 +2,7 @@
 
 sum_mean     sum, mean, nansum, nanmean, logsumexp, sum_to_size
 product      prod, norm
+norm_forms   dist, renorm (their own nodes, on the p-norm)
 logical      all, any, count_nonzero
 extrema      max, min, amax, amin, argmax, argmin, aminmax
 moments      var, std, var_mean, std_mean
@@ -27,6 +28,7 @@ from . import (
     integration,
     logical,
     moments,
+    norm_forms,
     product,
     quantiles,
     scans,
@@ -41,6 +43,7 @@ from .frequency import *  # noqa: F403
 from .integration import *  # noqa: F403
 from .logical import *  # noqa: F403
 from .moments import *  # noqa: F403
+from .norm_forms import *  # noqa: F403
 from .product import *  # noqa: F403
 from .quantiles import *  # noqa: F403
 from .scans import *  # noqa: F403
@@ -57,6 +60,7 @@ __all__ = [
     *integration.__all__,
     *logical.__all__,
     *moments.__all__,
+    *norm_forms.__all__,
     *product.__all__,
     *quantiles.__all__,
     *scans.__all__,

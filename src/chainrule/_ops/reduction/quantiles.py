@@ -19,8 +19,9 @@ from ..elementwise.arithmetic import mul_scalar
 from ..elementwise.ternary import lerp
 from ..indexing.gather_scatter import gather
 from ..indexing.masked import masked_fill
-from ..primitive import Primitive, wrap_dim
+from ..primitive import wrap_dim
 from ..shape.combining import broadcast_tensors
+from ..shape.inplace_views import squeeze_, transpose_, unsqueeze_
 from ..shape.views import flatten, transpose, unsqueeze, view
 from .common import bind, invalid_arguments
 from .introsort import unstable_order
@@ -44,31 +45,6 @@ _SIGNATURES = (
 _METHOD_SIGNATURES = tuple(
     s.removeprefix("Tensor input, ").removesuffix(", Tensor out = None") for s in _SIGNATURES
 )
-
-# The nodes of the in-place reshapes that end PyTorch's quantile. They act on a tensor
-# nothing else holds, so here they make a new tensor under the in-place node's name.
-_squeeze_last_ = Primitive(
-    "SqueezeBackward4",
-    lambda a: np.squeeze(a, -1),
-    grads=(lambda g, n: g.unsqueeze(-1),),
-    formulas=("grad with its last dim put back",),
-    tangent="linear",
-)
-_unsqueeze_first_ = Primitive(
-    "UnsqueezeBackward1",
-    lambda a: np.expand_dims(a, 0),
-    grads=(lambda g, n: g.squeeze(0),),
-    formulas=("grad with its first dim removed",),
-    tangent="linear",
-)
-_swap_ends_ = Primitive(
-    "TransposeBackward1",
-    lambda a: np.swapaxes(a, 0, -1),
-    grads=(lambda g, n: g.transpose(0, -1),),
-    formulas=("grad with its first and last dims swapped back",),
-    tangent="linear",
-)
-
 
 def _parse(
     name: str, input: Any, args: tuple[Any, ...], kwargs: dict[str, Any], method: bool
@@ -175,8 +151,8 @@ def _compute(
         above = Tensor._make(np.ceil(ranks._data).astype(np.int64))
         values = lerp(values, gather(sorted, -1, above), weights)
     if q.ndim == 0:
-        return _squeeze_last_(values)
-    return _squeeze_last_(_swap_ends_(_unsqueeze_first_(values)))
+        return squeeze_(values, -1)
+    return squeeze_(transpose_(unsqueeze_(values, 0), 0, -1), -1)
 
 
 def _quantile(

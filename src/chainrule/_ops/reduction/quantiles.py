@@ -46,6 +46,7 @@ _METHOD_SIGNATURES = tuple(
     s.removeprefix("Tensor input, ").removesuffix(", Tensor out = None") for s in _SIGNATURES
 )
 
+
 def _parse(
     name: str, input: Any, args: tuple[Any, ...], kwargs: dict[str, Any], method: bool
 ) -> Any:

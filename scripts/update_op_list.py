@@ -46,6 +46,9 @@ import chainrule  # noqa: E402
 import chainrule.linalg  # noqa: E402
 import chainrule.nn.functional  # noqa: E402
 import chainrule.special  # noqa: E402
+from chainrule._lazy import resolve  # noqa: E402
+
+chainrule._load_all()  # what it lists is defined where it is found loaded
 
 # --- what counts as an op ----------------------------------------------------------------
 
@@ -335,7 +338,7 @@ def op_object(ns: str, op: str) -> Any:
         return inspect.getattr_static(chainrule.Tensor, OPERATORS[op][0])
     if ns == TENSOR:
         method = inspect.getattr_static(chainrule.Tensor, op)
-        return method.fget if isinstance(method, property) else method
+        return resolve(method.fget) if isinstance(method, property) else method
     return getattr(MODULES[ns], op)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from op_table import NONZERO, Op, lib
+from op_table import ANY, NONZERO, POSITIVE, Op, lib
 
 # --- building inputs, on tensors of either library and on NumPy arrays ------------------------
 
@@ -108,6 +108,58 @@ def np_kron(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def np_svd_uvh(a: np.ndarray) -> np.ndarray:
     u, _, vh = np.linalg.svd(a, full_matrices=False)
     return u @ vh
+
+
+def np_lu(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P, L, U with A = P L U by partial pivoting (first largest entry), one matrix at a time."""
+    if a.ndim > 2:
+        parts = [np_lu(x) for x in a]
+        return tuple(np.stack([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
+    m, n = a.shape
+    k = min(m, n)
+    work, perm = a.astype(float).copy(), np.arange(m)
+    for j in range(k):
+        p = j + int(np.argmax(np.abs(work[j:, j])))
+        work[[j, p]], perm[[j, p]] = work[[p, j]], perm[[p, j]]
+        work[j + 1 :, j] /= work[j, j]
+        work[j + 1 :, j + 1 :] -= np.outer(work[j + 1 :, j], work[j, j + 1 :])
+    low = np.tril(work[:, :k], -1) + np.eye(m, k)
+    return np.eye(m)[:, perm], low, np.triu(work[:k])
+
+
+def np_lu_packed(a: np.ndarray) -> np.ndarray:
+    _, low, up = np_lu(a)
+    k = min(a.shape[-2:])
+    packed = np.zeros(a.shape)
+    packed[..., :, :k] += np.tril(low, -1)
+    packed[..., :k, :] += up
+    return packed
+
+
+def np_lu_solve(a: np.ndarray, b: np.ndarray, left: bool = True, adjoint: bool = False) -> Any:
+    a = _t(a) if adjoint else a
+    return np.linalg.solve(a, b) if left else _t(np.linalg.solve(_t(a), _t(b)))
+
+
+def np_cholesky_inverse(low: np.ndarray) -> np.ndarray:
+    return np.linalg.inv(low @ _t(low))
+
+
+def np_householder(a: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """H_1 ... H_k times the first n columns of I, H_i = I - tau_i v_i v_iᵀ."""
+    m, n = a.shape[-2:]
+    q = np.broadcast_to(np.eye(m, n), a.shape).copy()
+    for i in range(tau.shape[-1] - 1, -1, -1):
+        v = a[..., :, i].copy()
+        v[..., :i], v[..., i] = 0, 1
+        q -= tau[..., i, None, None] * v[..., :, None] * (v[..., None, :] @ q)
+    return q
+
+
+def _seeded(a: Any, f: Any) -> Any:
+    """f(library of a), with the library's generator seeded first."""
+    lib(a).manual_seed(0)
+    return f(lib(a))
 
 
 def np_matrix_power(a: np.ndarray, n: int) -> np.ndarray:
@@ -231,6 +283,88 @@ OPS: tuple[Op, ...] = (
       for name, kw in (("upper", {"upper": True}), ("lower", {"upper": False}),
                        ("right", {"upper": True, "left": False}),
                        ("unit", {"upper": False, "unitriangular": True}))),
+    # LU: factors, packed factors, unpacking and solves (pivots come from lu_factor)
+    *(Op(f"linalg_lu_{part}", lambda a, i=i: LA(a).lu(a)[i], lambda a, i=i: np_lu(a)[i],
+         (((3, 3),), ((4, 3),), ((3, 4),), ((2, 3, 3),)), **LA_TOL)
+      for i, part in ((1, "L"), (2, "U"))),
+    Op("linalg_lu_factor", lambda a: LA(a).lu_factor(a).LU, np_lu_packed,
+       (((3, 3),), ((4, 2),), ((2, 4),), ((2, 3, 3),)), **LA_TOL),
+    Op("linalg_lu_factor_ex", lambda a: LA(a).lu_factor_ex(a)[0], np_lu_packed, SQ1, **LA_TOL),
+    Op("linalg_lu_legacy", lambda a: lib(a).lu(a)[0], np_lu_packed, SQ1, **LA_TOL),
+    Op("linalg_lu_method", lambda a: a.lu(get_infos=True)[0], np_lu_packed, SQ1, **LA_TOL),
+    *(Op(f"linalg_lu_unpack_{part}", lambda a, i=i: lib(a).lu_unpack(*LA(a).lu_factor(a))[i],
+         lambda a, i=i: np_lu(a)[i], (((3, 3),), ((4, 3),), ((3, 4),), ((2, 3, 3),)), **LA_TOL)
+      for i, part in ((1, "L"), (2, "U"))),
+    *(Op(f"linalg_lu_solve_{name}",
+         lambda a, b, kw=kw: LA(a).lu_solve(*LA(a).lu_factor(shift(a)), b, **kw),
+         lambda a, b, kw=kw: np_lu_solve(shift(a), b, **kw),
+         (((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 1)), ((3, 3), (2, 3, 3)))
+         if kw.get("left", True) else (((3, 3), (2, 3)),), **LA_TOL)
+      for name, kw in (("left", {}), ("adjoint", {"adjoint": True}), ("right", {"left": False}),
+                       ("right_adjoint", {"left": False, "adjoint": True}))),
+    Op("linalg_lu_solve_legacy", lambda a, b: lib(a).lu_solve(b, *lib(a).lu(shift(a))),
+       lambda a, b: np.linalg.solve(shift(a), b), (((3, 3), (3, 2)),), **LA_TOL),
+    Op("linalg_lu_solve_method", lambda a, b: b.lu_solve(*LA(a).lu_factor(shift(a))),
+       lambda a, b: np.linalg.solve(shift(a), b), (((3, 3), (3, 2)),), **LA_TOL),
+    # solves and inverses from a triangular factor (only its triangle is read: the lines pass
+    # it through tril/triu, as the gradients of these ops are not restricted to it)
+    *(Op(f"linalg_cholesky_inverse{tag}",
+         lambda a, up=up: lib(a).cholesky_inverse(shift(a).triu() if up else shift(a).tril(),
+                                                  upper=up),
+         lambda a, up=up: np_cholesky_inverse(_t(np.triu(shift(a))) if up
+                                              else np.tril(shift(a))), SQ, **LA_TOL)
+      for tag, up in (("", False), ("_upper", True))),
+    Op("linalg_cholesky_inverse_method", lambda a: shift(a).tril().cholesky_inverse(),
+       lambda a: np_cholesky_inverse(np.tril(shift(a))), SQ1, **LA_TOL),
+    *(Op(f"linalg_cholesky_solve{tag}",
+         lambda b, a, up=up: lib(a).cholesky_solve(b, shift(a).triu() if up else shift(a).tril(),
+                                                   upper=up),
+         lambda b, a, up=up: np.linalg.solve(
+             (lambda low: low @ _t(low))(_t(np.triu(shift(a))) if up else np.tril(shift(a))), b),
+         (((3, 2), (3, 3)), ((2, 3, 1), (2, 3, 3)), ((3, 2), (2, 3, 3))), **LA_TOL)
+      for tag, up in (("", False), ("_upper", True))),
+    Op("linalg_cholesky_solve_method", lambda b, a: b.cholesky_solve(shift(a).tril()),
+       lambda b, a: np.linalg.solve(np.tril(shift(a)) @ _t(np.tril(shift(a))), b),
+       (((3, 2), (3, 3)),), **LA_TOL),
+    *(Op(f"linalg_triangular_solve_{name}",
+         lambda b, a, kw=kw: lib(a).triangular_solve(b, shift(a), **kw).solution,
+         lambda b, a, kw=kw: _np_triangular_legacy(b, shift(a), **kw),
+         (((3, 2), (3, 3)), ((2, 3, 1), (2, 3, 3)), ((3, 2), (2, 3, 3)))
+         if not kw else (((3, 2), (3, 3)),), **LA_TOL)
+      for name, kw in (("upper", {}), ("lower", {"upper": False}),
+                       ("transpose", {"transpose": True}),
+                       ("lower_transpose", {"upper": False, "transpose": True}),
+                       ("unit", {"unitriangular": True}))),
+    Op("linalg_triangular_solve_coefficient",
+       lambda b, a: (lambda r: r.solution.sum(-1, keepdim=True) * r.cloned_coefficient)(
+           b.triangular_solve(shift(a))),
+       lambda b, a: _np_triangular_legacy(b, shift(a)).sum(-1, keepdims=True) * shift(a),
+       (((3, 2), (3, 3)), ((3, 2), (2, 3, 3))), **LA_TOL),
+    # Householder products (the reflectors below the diagonal of A, scaled by tau)
+    Op("linalg_householder_product", lambda a, t: LA(a).householder_product(a, t),
+       np_householder, (((3, 3), (2,)), ((4, 2), (2,)), ((5, 3), (1,)), ((2, 4, 3), (2, 3))),
+       **LA_TOL),
+    Op("linalg_orgqr", lambda a, t: lib(a).orgqr(a, t), np_householder, (((3, 2), (2,)),),
+       **LA_TOL),
+    Op("linalg_orgqr_method", lambda a, t: a.orgqr(t), np_householder, (((3, 3), (3,)),),
+       **LA_TOL),
+    # randomized low-rank SVD: exact at full rank (q = min(m, n)); the seed is set inside so
+    # that every call draws the same test matrix (then torch's and chainrule's are equal)
+    Op("linalg_svd_lowrank_S",
+       lambda a: _seeded(a, lambda L: L.svd_lowrank(a, q=min(a.shape[-2:]))[1]),
+       lambda a: np.linalg.svd(a)[1], RECT, **LA_TOL),
+    Op("linalg_svd_lowrank_USV",
+       lambda a: _seeded(a, lambda L: (lambda u, s, v: (u * s.unsqueeze(-2)) @ v.mT)(
+           *L.svd_lowrank(a, q=min(a.shape[-2:]), niter=1))),
+       lambda a: a, RECT, **LA_TOL),
+    Op("linalg_svd_lowrank_M", lambda a, m: _seeded(a, lambda L: L.svd_lowrank(a, q=2, M=m)[1]),
+       lambda a, m: np.linalg.svd(a - m)[1], (((3, 2), (3, 2)), ((2, 4), (1, 4))), **LA_TOL),
+    Op("linalg_pca_lowrank", lambda a: _seeded(a, lambda L: L.pca_lowrank(a)[1]),
+       lambda a: np.linalg.svd(a - a.mean(-2, keepdims=True))[1][..., : min(6, *a.shape[-2:])],
+       (((4, 3),), ((2, 5, 3),)), **LA_TOL),
+    Op("linalg_pca_lowrank_uncentered",
+       lambda a: _seeded(a, lambda L: L.pca_lowrank(a, q=2, center=False)[1]),
+       lambda a: np.linalg.svd(a)[1], (((4, 2),),), **LA_TOL),
     # factorizations
     Op("linalg_cholesky", lambda a: LA(a).cholesky(spd(a)), lambda a: np.linalg.cholesky(spd(a)),
        SQ, **LA_TOL),
@@ -331,6 +465,16 @@ OPS: tuple[Op, ...] = (
        (((2, 3),), ((4,),)), NONZERO),
     Op("linalg_norm_dim", lambda a: LA(a).norm(a, math.inf, dim=(1, 2)),
        lambda a: np.linalg.norm(a, math.inf, axis=(1, 2)), (((2, 3, 3),),), NONZERO),
+    # covariance and correlation (compositions)
+    Op("linalg_cov", lambda x: x.cov(), np.cov, (((3, 5),), ((4,),))),
+    Op("linalg_cov_fn_correction", lambda x: lib(x).cov(x, correction=0),
+       lambda x: np.cov(x, ddof=0), (((2, 4),),)),
+    Op("linalg_cov_weights",
+       lambda x, w: lib(x).cov(x, fweights=lib(x).tensor([1, 2, 1, 3]), aweights=w),
+       lambda x, w: np.cov(x, fweights=[1, 2, 1, 3], aweights=w), (((2, 4), (4,)),),
+       (ANY, POSITIVE)),
+    Op("linalg_corrcoef", lambda x: x.corrcoef(), np.corrcoef, (((3, 5),),)),
+    Op("linalg_corrcoef_fn", lambda x: lib(x).corrcoef(x), np.corrcoef, (((2, 4),),)),
 )
 # fmt: on
 
@@ -344,3 +488,16 @@ def _np_triangular(
     if left:
         return np.linalg.solve(a, b)
     return _t(np.linalg.solve(_t(a), _t(b)))
+
+
+def _np_triangular_legacy(
+    b: np.ndarray,
+    a: np.ndarray,
+    upper: bool = True,
+    transpose: bool = False,
+    unitriangular: bool = False,
+) -> np.ndarray:
+    a = np.triu(a) if upper else np.tril(a)
+    if unitriangular:
+        a = a - a * np.eye(a.shape[-1]) + np.eye(a.shape[-1])
+    return np.linalg.solve(_t(a) if transpose else a, b)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from op_table import NONZERO, POSITIVE, Op, lib
+from op_table import ANY, NONZERO, POSITIVE, Domain, Op, lib
 
 M23 = (((2, 3),),)
 M234 = (((2, 3, 4),),)
@@ -41,6 +41,18 @@ def _norm(a: np.ndarray, p: float, axis: Any = None, keepdims: bool = False) -> 
 
 def _logsumexp(a: np.ndarray, axis: Any, keepdims: bool = False) -> np.ndarray:
     return np.log(np.sum(np.exp(a), axis=axis, keepdims=keepdims))
+
+
+def _cumulative_trapezoid(y: np.ndarray, x: np.ndarray | None = None, axis: int = -1) -> Any:
+    pairs = np.take(y, range(1, y.shape[axis]), axis) + np.take(y, range(y.shape[axis] - 1), axis)
+    if x is None:
+        return np.cumsum(pairs / 2, axis)
+    return np.cumsum(pairs * np.diff(x, axis=axis) / 2, axis)
+
+
+def _coordinates(x: Any, values: list[float]) -> Any:
+    """A 1-d tensor of sample coordinates in x's library and dtype."""
+    return lib(x).tensor(values, dtype=x.dtype)
 
 
 def _diff(a: np.ndarray) -> np.ndarray:
@@ -147,6 +159,29 @@ OPS: tuple[Op, ...] = (
        (((2, 3), (3,)), ((2, 3), (2, 3)), ((4,), (4,)))),
     Op("trapezoid_x_dim", lambda y, x: lib(y).trapezoid(y, x=x, dim=1),
        lambda y, x: np.trapezoid(y, x, axis=1), (((2, 3, 4), (1, 3, 1)), ((2, 3), (3,)))),
+    Op("trapz_x", lambda y, x: lib(y).trapz(y, x), lambda y, x: np.trapezoid(y, x),
+       (((2, 3), (3,)), ((4,), (4,)))),
+    Op("trapz_dx_dim0", lambda y: lib(y).trapz(y, dx=0.5, dim=0),
+       lambda y: np.trapezoid(y, dx=0.5, axis=0), (((3, 2),),)),
+    Op("cumulative_trapezoid", lambda y: lib(y).cumulative_trapezoid(y),
+       _cumulative_trapezoid, (((2, 3),), ((4,),))),
+    Op("cumulative_trapezoid_dx_dim0", lambda y: lib(y).cumulative_trapezoid(y, dx=0.5, dim=0),
+       lambda y: _cumulative_trapezoid(y, axis=0) * 0.5, (((3, 2),),)),
+    Op("cumulative_trapezoid_x", lambda y, x: lib(y).cumulative_trapezoid(y, x),
+       lambda y, x: _cumulative_trapezoid(y, x), (((2, 3), (2, 3)), ((4,), (4,)))),
+    # finite differences
+    Op("gradient", lambda x: sum(lib(x).gradient(x)), lambda x: sum(np.gradient(x)), M23),
+    Op("gradient_dim_spacing", lambda x: lib(x).gradient(x, spacing=0.5, dim=1)[0],
+       lambda x: np.gradient(x, 0.5, axis=1), M23),
+    Op("gradient_edge2", lambda x: lib(x).gradient(x, dim=0, edge_order=2)[0],
+       lambda x: np.gradient(x, axis=0, edge_order=2), (((4, 2),),)),
+    Op("gradient_coordinates",
+       lambda x: lib(x).gradient(x, spacing=(_coordinates(x, [0, 1, 3, 4.5]),), dim=1)[0],
+       lambda x: np.gradient(x, [0, 1, 3, 4.5], axis=1), (((2, 4),),)),
+    Op("gradient_coordinates_edge2",
+       lambda x: lib(x).gradient(x, spacing=[_coordinates(x, [0, 1, 3, 4.5])], dim=[-1],
+                                 edge_order=2)[0],
+       lambda x: np.gradient(x, [0, 1, 3, 4.5], axis=-1, edge_order=2), (((2, 4),),)),
     # sorting and order statistics
     Op("sort", lambda x: x.sort().values, lambda x: np.sort(x, -1), (((2, 3),), ((4,),))),
     Op("sort_descending", lambda x: x.sort(0, descending=True)[0], lambda x: -np.sort(-x, 0), M23),
@@ -166,6 +201,22 @@ OPS: tuple[Op, ...] = (
        lambda x: np.expand_dims(_lower_median_dim(x, 0), 0), (((4, 2),),)),
     Op("nanmedian", lambda x: x.nanmedian(), _lower_median, (((2, 3),), ((4,),))),
     Op("nanmedian_dim", lambda x: x.nanmedian(-1)[0], lambda x: _lower_median_dim(x, -1), M23),
+    # quantiles (ranks chosen away from .5, where `nearest` would round to even)
+    Op("quantile", lambda x: x.quantile(0.3), lambda x: np.quantile(x, 0.3), SMALL),
+    Op("quantile_dim_keepdim", lambda x: lib(x).quantile(x, 0.7, dim=0, keepdim=True),
+       lambda x: np.quantile(x, 0.7, axis=0, keepdims=True), (((3, 2),), ((2, 3, 4),))),
+    Op("quantile_q_tensor", lambda x, q: lib(x).quantile(x, q, dim=1),
+       lambda x, q: np.quantile(x, q, axis=1), (((2, 5), (3,)),), (ANY, Domain(0.05, 0.95))),
+    *(Op(f"quantile_{how}", lambda x, how=how: x.quantile(0.3, -1, interpolation=how),
+         lambda x, how=how: np.quantile(x, 0.3, axis=-1, method=how), (((2, 5),),))
+      for how in ("linear", "lower", "higher", "midpoint", "nearest")),
+    Op("nanquantile", lambda x: x.nanquantile(0.4), lambda x: np.nanquantile(x, 0.4), SMALL),
+    Op("nanquantile_dim", lambda x: lib(x).nanquantile(x, 0.6, dim=-1),
+       lambda x: np.nanquantile(x, 0.6, axis=-1), M23),
+    # mode (random values are distinct: every count is 1, so the mode is the smallest)
+    Op("mode", lambda x: x.mode().values, lambda x: np.min(x, -1), (((2, 3),), ((4,),), ((),))),
+    Op("mode_fn_keepdim", lambda x: lib(x).mode(x, 0, keepdim=True)[0],
+       lambda x: np.min(x, 0, keepdims=True), (((3, 2),),)),
     # positive inputs keep the division-free forms well conditioned
     Op("prod_positive", lambda x: x.prod(0), lambda x: x.prod(0), (((5, 2),),), POSITIVE),
 )

@@ -10,6 +10,7 @@ Errors, views, dtypes and keyword forms are checked in tests/test_shape_indexing
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -71,6 +72,22 @@ def _weighted_pieces(pieces: Any) -> Any:
     return sum((p.sum() * (i + 1) for i, p in enumerate(pieces)), start=pieces[0].sum() * 0)
 
 
+def _block_diag_ref(*arrays: np.ndarray) -> np.ndarray:
+    blocks = [a.reshape(1, -1) if a.ndim < 2 else a for a in arrays]
+    out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)))
+    r = c = 0
+    for b in blocks:
+        out[r : r + b.shape[0], c : c + b.shape[1]] = b
+        r, c = r + b.shape[0], c + b.shape[1]
+    return out
+
+
+def _combinations_ref(x: np.ndarray, r: int, with_replacement: bool) -> np.ndarray:
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = [[x[i] for i in c] for c in pick(range(len(x)), r)]
+    return np.array(rows).reshape(-1, r)
+
+
 # fmt: off
 OPS: tuple[Op, ...] = (
     # reshaping a dim and moving dims
@@ -122,11 +139,22 @@ OPS: tuple[Op, ...] = (
     Op("split_sizes", lambda x: lib(x).split(x, [1, 3], 1)[1], lambda x: x[:, 1:4], (((2, 4),),)),
     Op("split_all", lambda x: _weighted_pieces(x.split(2)),
        lambda x: sum(x[i:i + 2].sum() * (i // 2 + 1) for i in range(0, 5, 2)), (((5,),),)),
+    Op("split_with_sizes", lambda x: lib(x).split_with_sizes(x, [3, 1], -1)[0],
+       lambda x: x[:, :3], (((2, 4),),)),
     Op("chunk", lambda x: x.chunk(3, 1)[2], lambda x: x[:, 4:5], (((2, 5),),)),
     Op("tensor_split", lambda x: x.tensor_split(3)[0], lambda x: x[0:2], (((5, 2),),)),
     Op("tensor_split_indices", lambda x: lib(x).tensor_split(x, [1, 9], dim=1)[1],
        lambda x: x[:, 1:9], (((2, 4),),)),
     Op("hsplit", lambda x: x.hsplit(2)[1], lambda x: x[:, 2:], (((2, 4),),)),
+    # the unsafe forms: the same pieces from their own nodes, not views
+    Op("unsafe_split", lambda x: lib(x).unsafe_split(x, 2)[1], lambda x: x[2:4], (((5, 3),),)),
+    Op("unsafe_split_all", lambda x: _weighted_pieces(x.unsafe_split(2, 1)),
+       lambda x: x[:, :2].sum() + 2 * x[:, 2:].sum(), (((2, 3),),)),
+    Op("unsafe_split_one", lambda x: x.unsafe_split(4)[0], lambda x: x, (((3, 2),),)),
+    Op("unsafe_split_with_sizes", lambda x: _weighted_pieces(
+        lib(x).unsafe_split_with_sizes(x, [1, 3], 1)),
+       lambda x: x[:, :1].sum() + 2 * x[:, 1:].sum(), (((2, 4),),)),
+    Op("unsafe_chunk", lambda x: x.unsafe_chunk(3, 1)[2], lambda x: x[:, 4:5], (((2, 5),),)),
     Op("unbind", lambda x: x.unbind(1)[2], lambda x: x[:, 2], (((2, 3),),)),
     Op("unbind_all", lambda x: lib(x).stack([t * (i + 1) for i, t in enumerate(x.unbind())]),
        lambda x: x * np.arange(1, x.shape[0] + 1).reshape(-1, *([1] * (x.ndim - 1))),
@@ -227,6 +255,16 @@ OPS: tuple[Op, ...] = (
     Op("cartesian_prod", lambda x, y: lib(x).cartesian_prod(x, y),
        lambda x, y: np.stack([g.reshape(-1) for g in np.meshgrid(x, y, indexing="ij")], 1),
        (((2,), (3,)),)),
+    Op("block_diag", lambda x, y, z: lib(x).block_diag(x, y, z),
+       lambda x, y, z: _block_diag_ref(x, y, z), (((2, 3), (2,), ()), ((1, 1), (0, 2), (3,)))),
+    Op("block_diag_one", lambda x: lib(x).block_diag(x), lambda x: x.reshape(1, -1),
+       (((3,),),)),
+    Op("combinations", lambda x: lib(x).combinations(x), lambda x: _combinations_ref(x, 2, False),
+       (((4,),), ((1,),))),
+    Op("combinations_r3", lambda x: lib(x).combinations(x, 3, with_replacement=True),
+       lambda x: _combinations_ref(x, 3, True), (((3,),),)),
+    Op("combinations_r1", lambda x: lib(x).combinations(x, r=1),
+       lambda x: _combinations_ref(x, 1, False), (((3,),),)),
     Op("ravel", lambda x: x.t().ravel(), lambda x: x.T.reshape(-1), (((2, 3),),)),
     Op("ravel_fn", lambda x: lib(x).ravel(x), lambda x: x.reshape(-1), (((2, 3),),)),
     Op("diagflat", lambda x: x.diagflat(), lambda x: np.diagflat(x), (((2, 2),), ((3,),))),

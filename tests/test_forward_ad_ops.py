@@ -23,6 +23,20 @@ from test_ops import CASES, as_tensors, numpy_of, sample_arrays
 
 # Ops that pass values through float32: tangent and gradient are rounded differently.
 ROUNDS_TO_FLOAT32 = {"float_method"}
+# Ops whose tangent PyTorch leaves undefined without a word (it has no formula for them):
+# chainrule gives the tangent, from the gradient.
+TORCH_HAS_NO_TANGENT = {
+    "scatter_reduce_prod",
+    "scatter_reduce_prod_exclude_self",
+}
+
+# Lines (by name prefix) where torch's forward mode is not the derivative of the op: there
+# chainrule's tangent is the transpose of its gradient (checked below) and torch's is not.
+TORCH_TANGENT_DIFFERS = {
+    "linalg_cholesky_inverse": "torch's tangent disagrees with finite differences",
+    "linalg_triangular_solve": "torch's tangent takes all of A's tangent, though the op (and "
+    "torch's gradient) read only A's triangle",
+}
 
 
 def _rng(op: Op, i: int) -> np.random.Generator:
@@ -82,6 +96,9 @@ def test_tangent_is_the_transpose_of_the_gradient(op: Op, i: int) -> None:
 
 @pytest.mark.parametrize(("op", "i"), CASES)
 def test_tangent_matches_torch(torch: Any, op: Op, i: int) -> None:
+    differs = [why for name, why in TORCH_TANGENT_DIFFERS.items() if op.name.startswith(name)]
+    if differs:
+        pytest.skip(differs[0])
     arrays = sample_arrays(op, i)
     tangents = _tangents(op, i, arrays)
     try:
@@ -91,6 +108,9 @@ def test_tangent_matches_torch(torch: Any, op: Op, i: int) -> None:
             pytest.skip(f"torch has no forward mode here: {str(e).splitlines()[0]}")
         raise
     _, _, mine = _forward(chainrule, op, arrays, tangents)
+    if op.name in TORCH_HAS_NO_TANGENT:
+        assert theirs is None and mine is not None
+        return
     assert (mine is None) == (theirs is None)
     if mine is not None:
         np.testing.assert_allclose(

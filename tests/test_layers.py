@@ -24,7 +24,9 @@ BELOW_TENSOR_MODULES = {
     "chainrule._dims",
     "chainrule._dtype",
     "chainrule._float_math",
+    "chainrule._lazy",
     "chainrule._printing",
+    "chainrule._public_names",
     "chainrule._size",
     "chainrule._strides",
 }
@@ -68,7 +70,11 @@ def _resolve(module: str, node: ast.ImportFrom | ast.Import) -> list[str]:
 
 
 def _is_type_checking_block(node: ast.AST) -> bool:
-    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+    """`if TYPE_CHECKING:`, or `if TYPING:` (imports of modules loaded on first use)."""
+    return isinstance(node, ast.If) and ast.unparse(node.test).rpartition(".")[2] in (
+        "TYPE_CHECKING",
+        "TYPING",
+    )
 
 
 def _top_level_imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
@@ -205,6 +211,30 @@ def test_imports_point_downward() -> None:
     assert not upward, "\n".join(upward)
 
 
+def _lazy_references(module: str) -> Iterator[str]:
+    """The modules `module` names for loading on first use (`LazyModule("chainrule.x")`)."""
+    for node in ast.walk(_parse(module)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name | ast.Attribute)
+            and ast.unparse(node.func).rpartition(".")[2] in ("LazyModule", "LazyMember")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            yield str(node.args[0].value)
+
+
+def test_modules_loaded_on_first_use_exist_and_sit_no_higher() -> None:
+    """A lazily loaded module is still a dependency: the same layering holds for it."""
+    found = 0
+    for module in MODULES:
+        for target in _lazy_references(module):
+            found += 1
+            assert target in MODULES, f"{module} names {target}, which does not exist"
+            assert _layer(target) <= _layer(module), f"{module} -> {target} points upward"
+    assert found > 20
+
+
 # The op library's own layers, lowest first: the core, then the families in the order
 # they may import each other (a family imports only the core and the families before it).
 OP_LAYERS = [
@@ -217,6 +247,7 @@ OP_LAYERS = [
         "inplace",
         "view_tracking",
         "view_creation",
+        "view_errors",
         "forward_mode",
         "keywords",
     ),

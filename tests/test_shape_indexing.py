@@ -150,6 +150,14 @@ ERRORS: dict[str, Scenario] = {
     "split_sizes_negative": lambda m: x34(m).split([1, -1, 3]),
     "split_0d": lambda m: m.tensor(1.0).split(1),
     "split_bad_dim": lambda m: x34(m).split(2, dim=5),
+    "split_with_sizes_float": lambda m: m.split_with_sizes(x34(m), [1.0, 2]),
+    "split_with_sizes_bool": lambda m: x34(m).split_with_sizes([True, 2]),
+    "split_with_sizes_int": lambda m: m.split_with_sizes(x34(m), 2),
+    "split_with_sizes_int_method": lambda m: x34(m).split_with_sizes(2),
+    "split_with_sizes_str": lambda m: x34(m).split_with_sizes([1, "a"]),
+    "split_with_sizes_sum": lambda m: x34(m).split_with_sizes([1, 1], 1),
+    "split_with_sizes_negative": lambda m: x34(m).split_with_sizes([4, -1]),
+    "split_with_sizes_0d": lambda m: m.split_with_sizes(m.tensor(1.0), [1]),
     "chunk_zero": lambda m: x34(m).chunk(0),
     "chunk_0d": lambda m: m.tensor(1.0).chunk(1),
     "chunk_float": lambda m: x34(m).chunk(2.0),
@@ -225,6 +233,36 @@ def test_error_matches_torch(torch: Any, name: str) -> None:
     mine, theirs = outcome(ERRORS[name], chainrule), outcome(ERRORS[name], torch)
     assert theirs[0] == "raises", "torch accepts this: move it to BEHAVIOURS"
     assert_same(mine, theirs)
+
+
+def test_split_with_sizes_messages() -> None:
+    x = x34(chainrule)
+    for call, kind, message in [
+        (
+            lambda: chainrule.split_with_sizes(x, [1.0, 2]),
+            TypeError,
+            "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, but "
+            "found element of type float at pos 0",
+        ),
+        (
+            lambda: x.split_with_sizes(2),
+            TypeError,
+            "split_with_sizes(): argument 'split_sizes' (position 1) must be tuple of ints, not "
+            "int",
+        ),
+        (
+            lambda: x.split_with_sizes([1, 1], 1),
+            RuntimeError,
+            "split_with_sizes expects split_sizes to sum exactly to 4 (input tensor's size at "
+            "dimension 1), but got split_sizes=[1, 1]",
+        ),
+    ]:
+        with pytest.raises(kind) as caught:
+            call()
+        assert str(caught.value) == message
+    pieces = x.split_with_sizes((1, 3), dim=-1)
+    assert [p.shape for p in pieces] == [(3, 1), (3, 3)]
+    assert pieces[1].tolist() == x[:, 1:].tolist()
 
 
 def test_errors_leave_the_tensor_unchanged() -> None:
@@ -592,7 +630,8 @@ def test_split_pieces_share_one_node_and_memory() -> None:
     assert all(p._base is x for p in pieces)
     y = x.detach()
     y[1, 1] = 42.0
-    assert pieces[1][0, 1].item() == 42.0
+    # The write shows in the piece; its graph can no longer be used (as in PyTorch).
+    assert pieces[1].detach()[0, 1].item() == 42.0
     assert pieces[1]._version == x._version == 1
 
 

@@ -259,7 +259,7 @@ class Tensor(_OpMethods):
     def requires_grad(self, value: bool) -> None:
         if not isinstance(value, bool):
             raise RuntimeError("requires_grad must be a bool")
-        if self._grad_fn is not None:
+        if _raw_grad_fn(self) is not None:
             if value:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables.")
             raise RuntimeError(_NONLEAF_REQUIRES_GRAD)
@@ -276,7 +276,7 @@ class Tensor(_OpMethods):
                 "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
                 f"{builtins.type(requires_grad).__name__}"
             )
-        if self._grad_fn is not None:
+        if _raw_grad_fn(self) is not None:
             if requires_grad:
                 return self
             raise RuntimeError(_NONLEAF_REQUIRES_GRAD)
@@ -318,7 +318,7 @@ class Tensor(_OpMethods):
 
     @property
     def grad(self) -> Tensor | None:
-        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+        if _raw_grad_fn(self) is not None and not self._retains_grad and self._grad is None:
             warnings.warn(_NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -443,7 +443,7 @@ class Tensor(_OpMethods):
         return t
 
     def detach_(self) -> Tensor:
-        if self._base is not None and self._grad_fn is not None:
+        if self._base is not None and _raw_grad_fn(self) is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
@@ -478,9 +478,16 @@ class Tensor(_OpMethods):
         d = self.dtype
         show = d not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool_)
         suffixes = []
-        if self._grad_fn is not None:
-            suffixes.append(f"grad_fn=<{builtins.type(self._grad_fn).__name__}>")
-        elif self._requires_grad:
+        try:
+            grad_fn = self._grad_fn
+        except RuntimeError:  # a view whose graph an in-place write made unusable
+            suffixes.append("grad_fn=<Invalid>")
+            grad_fn = None
+        if grad_fn is not None:
+            # As PyTorch's class names: without the C++ namespace of `name()`.
+            node_type = builtins.type(grad_fn).__name__.rpartition("::")[2]
+            suffixes.append(f"grad_fn=<{node_type}>")
+        elif self._requires_grad and not suffixes:
             suffixes.append("requires_grad=True")
         tangent = tangent_of(self)
         if tangent is not None:
@@ -517,6 +524,11 @@ class Tensor(_OpMethods):
             new._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = new
         return new
+
+
+# The grad_fn slot read as it is: a view that an in-place write made stale raises on
+# `_grad_fn` (see `_ops/view_errors.py`), where these few reads must not, as in PyTorch.
+_raw_grad_fn = Tensor.__dict__["_grad_fn"].__get__
 
 
 def _rebuild(data: np.ndarray, requires_grad: bool) -> Tensor:

@@ -185,7 +185,16 @@ class TensorSurface:
     def heaviside(self, values: Tensor) -> Tensor: ...  # binary_math.heaviside_method
     def heaviside_(self, other: Tensor, /) -> Tensor: ...  # binary_math.heaviside_
     def ldexp(self, other: Tensor, /) -> Tensor: ...  # binary_math.ldexp_method
-    def ldexp_(self, other: Tensor) -> Tensor: ...  # binary_math.ldexp_
+    def ldexp_(self, other: Tensor) -> Tensor: ...  # binary_math.ldexp_inplace_method
+    def gcd(self, other: Tensor, /) -> Tensor: ...  # number_theory.gcd_method
+    def gcd_(self, other: Tensor, /) -> Tensor: ...  # number_theory.gcd_
+    def lcm(self, other: Tensor, /) -> Tensor: ...  # number_theory.lcm_method
+    def lcm_(self, other: Tensor, /) -> Tensor: ...  # number_theory.lcm_
+    def frexp(self) -> Any: ...  # number_theory.frexp
+    def igamma(self, other: Tensor, /) -> Tensor: ...  # incomplete.igamma_method
+    def igamma_(self, other: Tensor, /) -> Tensor: ...  # incomplete.igamma_
+    def igammac(self, other: Tensor, /) -> Tensor: ...  # incomplete.igammac_method
+    def igammac_(self, other: Tensor, /) -> Tensor: ...  # incomplete.igammac_
     def float_power(self, exponent: Tensor | Number) -> Tensor: ...  # binary_math.float_power_method
     def float_power_(self, exponent: Tensor | Number) -> Tensor: ...  # binary_math.float_power_
     def abs(self) -> Tensor: ...  # rounding.abs
@@ -309,16 +318,31 @@ class TensorSurface:
     def swapaxes(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.swapaxes
     def swapdims(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # views.swapdims
     def t(self) -> Tensor: ...  # views.t
+    def adjoint(self) -> Tensor: ...  # inplace_views.adjoint
+    def t_(self) -> Tensor: ...  # inplace_views.t_
+    def transpose_(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # inplace_views.transpose_
+    def swapaxes_(self, axis0: _builtins.int, axis1: _builtins.int) -> Tensor: ...  # inplace_views.swapaxes_
+    def swapdims_(self, dim0: _builtins.int, dim1: _builtins.int) -> Tensor: ...  # inplace_views.swapdims_
+    def squeeze_(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ...) -> Tensor: ...  # inplace_views.squeeze_
+    def unsqueeze_(self, dim: _builtins.int) -> Tensor: ...  # inplace_views.unsqueeze_
     def permute(self, *dims: Any) -> Tensor: ...  # views.permute
     def movedim(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.movedim
     def moveaxis(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.moveaxis
     def narrow(self, dim: _builtins.int, start: _builtins.int, length: _builtins.int) -> Tensor: ...  # views.narrow
+    def as_strided(self, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided
+    def as_strided_(self, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided_
+    def as_strided_scatter(self, src: Tensor, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided_scatter
+    def unfold(self, dimension: _builtins.int, size: _builtins.int, step: _builtins.int) -> Tensor: ...  # strided.unfold
     def clone(self, *, memory_format: Any = ...) -> Tensor: ...  # views.clone
     def contiguous(self, memory_format: Any = ...) -> Tensor: ...  # views.contiguous
     @property
     def T(self) -> Tensor: ...  # property(views.reversed_dims)
     @property
-    def mT(self) -> Tensor: ...  # property(views.matrix_transpose)
+    def mT(self) -> Tensor: ...  # property(inplace_views.matrix_transpose_checked)
+    @property
+    def H(self) -> Tensor: ...  # property(inplace_views.conj_transpose)
+    @property
+    def mH(self) -> Tensor: ...  # property(inplace_views.matrix_conj_transpose)
     def flip(self, *dims: Any, **kwargs: Any) -> Tensor: ...  # rearrange.flip_method
     def fliplr(self) -> Tensor: ...  # rearrange.fliplr
     def flipud(self) -> Tensor: ...  # rearrange.flipud
@@ -328,11 +352,15 @@ class TensorSurface:
     def repeat_interleave(self, repeats: Any = ..., dim: _builtins.int | None = ..., *, output_size: _builtins.int | None = ...) -> Tensor: ...  # rearrange.repeat_interleave
     def tile(self, *dims: Any, **kwargs: Any) -> Tensor: ...  # rearrange.tile_method
     def split(self, split_size: Any = ..., dim: _builtins.int = ..., **kwargs: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.split_method
+    def split_with_sizes(self, split_sizes: _typing.Sequence[_builtins.int], dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.split_with_sizes_method
     def chunk(self, chunks: _builtins.int, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.chunk
     def tensor_split(self, indices_or_sections: Any = ..., dim: _builtins.int = ..., *, sections: _builtins.int | None = ..., indices: _typing.Sequence[_builtins.int] | None = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.tensor_split
     def hsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.hsplit
     def vsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.vsplit
     def dsplit(self, indices_or_sections: Any) -> _builtins.tuple[Tensor, ...]: ...  # splitting.dsplit
+    def unsafe_split(self, split_size: Any, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_split_method
+    def unsafe_chunk(self, chunks: _builtins.int, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_chunk_method
+    def unsafe_split_with_sizes(self, split_sizes: _typing.Sequence[Any], dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # splitting.unsafe_split_with_sizes
     def diag(self, diagonal: _builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.diag
     def diag_embed(self, offset: _builtins.int = ..., dim1: _builtins.int = ..., dim2: _builtins.int = ...) -> Tensor: ...  # diagonals.diag_embed
     def diagflat(self, offset: _builtins.int = ...) -> Tensor: ...  # combining.diagflat
@@ -342,6 +370,10 @@ class TensorSurface:
     def tril_(self, diagonal: _builtins.int = ...) -> Tensor: ...  # diagonals.tril_
     def triu(self, diagonal: _builtins.int = ..., *, out: Any = ...) -> Tensor: ...  # diagonals.triu
     def triu_(self, diagonal: _builtins.int = ...) -> Tensor: ...  # diagonals.triu_
+    def diagonal_scatter(self, src: Tensor, offset: _builtins.int = ..., dim1: _builtins.int = ..., dim2: _builtins.int = ...) -> Tensor: ...  # scatters.diagonal_scatter
+    def select_scatter(self, src: Tensor, dim: _builtins.int, index: _builtins.int) -> Tensor: ...  # scatters.select_scatter
+    def slice_scatter(self, src: Tensor, dim: _builtins.int = ..., start: _builtins.int | None = ..., end: _builtins.int | None = ..., step: _builtins.int = ...) -> Tensor: ...  # scatters.slice_scatter
+    def fill_diagonal_(self, fill_value: Any, wrap: _builtins.bool = ...) -> Tensor: ...  # strided.fill_diagonal_
     def to(self, *args: Any, **kwargs: Any) -> Tensor: ...  # views.to
     def type_as(self, other: Tensor) -> Tensor: ...  # views.type_as
     def float(self, memory_format: Any = ...) -> Tensor: ...  # views.to_float
@@ -370,11 +402,15 @@ class TensorSurface:
     def unbind(self, dim: _builtins.int = ...) -> _builtins.tuple[Tensor, ...]: ...  # getitem.unbind
     def take(self, index: Tensor) -> Tensor: ...  # take_along.take
     def take_along_dim(self, indices: Tensor, dim: _builtins.int | None = ...) -> Tensor: ...  # take_along.take_along_dim
+    def put(self, index: Tensor, source: Tensor, accumulate: _builtins.bool = ...) -> Tensor: ...  # take_along.put
+    def put_(self, /, index: Tensor, source: Tensor, accumulate: _builtins.bool = ...) -> Tensor: ...  # take_along.put_
     def gather(self, dim: _builtins.int, index: Tensor, *, sparse_grad: _builtins.bool = ...) -> Tensor: ...  # gather_scatter.gather
     def scatter(self, dim: _builtins.int, index: Tensor, src: Any = ..., *, value: Any = ..., reduce: _builtins.str | None = ...) -> Tensor: ...  # gather_scatter.scatter
     def scatter_(self, /, dim: _builtins.int, index: Tensor, src: Any = ..., *, value: Any = ..., reduce: _builtins.str | None = ...) -> Tensor: ...  # gather_scatter.scatter_
     def scatter_add(self, dim: _builtins.int, index: Tensor, src: Tensor) -> Tensor: ...  # gather_scatter.scatter_add
     def scatter_add_(self, /, dim: _builtins.int, index: Tensor, src: Tensor) -> Tensor: ...  # gather_scatter.scatter_add_
+    def scatter_reduce(self, dim: _builtins.int, index: Tensor, src: Tensor, reduce: _builtins.str, *, include_self: _builtins.bool = ...) -> Tensor: ...  # reduce_into.scatter_reduce
+    def scatter_reduce_(self, /, dim: _builtins.int, index: Tensor, src: Tensor, reduce: _builtins.str, *, include_self: _builtins.bool = ...) -> Tensor: ...  # reduce_into.scatter_reduce_
     def index_select(self, dim: _builtins.int, index: Tensor) -> Tensor: ...  # gather_scatter.index_select
     def index_add(self, dim: _builtins.int, index: Tensor, source: Tensor, *, alpha: Any = ...) -> Tensor: ...  # gather_scatter.index_add
     def index_add_(self, /, dim: _builtins.int, index: Tensor, source: Tensor, *, alpha: Any = ...) -> Tensor: ...  # gather_scatter.index_add_
@@ -382,6 +418,8 @@ class TensorSurface:
     def index_copy_(self, /, dim: _builtins.int, index: Tensor, source: Tensor) -> Tensor: ...  # gather_scatter.index_copy_
     def index_fill(self, dim: _builtins.int, index: Tensor, value: Any) -> Tensor: ...  # gather_scatter.index_fill
     def index_fill_(self, /, dim: _builtins.int, index: Tensor, value: Any) -> Tensor: ...  # gather_scatter.index_fill_
+    def index_reduce(self, dim: _builtins.int, index: Tensor, source: Tensor, reduce: _builtins.str, *, include_self: _builtins.bool = ...) -> Tensor: ...  # reduce_into.index_reduce
+    def index_reduce_(self, /, dim: _builtins.int, index: Tensor, source: Tensor, reduce: _builtins.str, *, include_self: _builtins.bool = ...) -> Tensor: ...  # reduce_into.index_reduce_
     def index_put(self, indices: _typing.Sequence[Tensor], values: Tensor, accumulate: _builtins.bool = ...) -> Tensor: ...  # masked.index_put
     def index_put_(self, /, indices: _typing.Sequence[Tensor], values: Tensor, accumulate: _builtins.bool = ...) -> Tensor: ...  # masked.index_put_
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor: ...  # masked.masked_fill
@@ -399,14 +437,20 @@ class TensorSurface:
     def new_zeros(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_zeros
     def new_ones(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_ones
     def new_empty(self, *size: Any, dtype: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ...) -> Tensor: ...  # creation.new_empty
+    def new_empty_strided(self, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], *, dtype: Any = ..., layout: Any = ..., device: Any = ..., requires_grad: _builtins.bool = ..., pin_memory: _builtins.bool = ...) -> Tensor: ...  # creation_data.new_empty_strided
     def sum(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.sum
     def nansum(self, dim: Any = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.nansum
     def mean(self, dim: _builtins.int | _typing.Sequence[_builtins.int] | None = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.mean
     def nanmean(self, dim: Any = ..., keepdim: _builtins.bool = ..., *, dtype: Any = ...) -> Tensor: ...  # sum_mean.nanmean
     def logsumexp(self, dim: Any = ..., keepdim: _builtins.bool = ...) -> Tensor: ...  # sum_mean.logsumexp
     def sum_to_size(self, *size: Any) -> Tensor: ...  # sum_mean.sum_to_size
+    def bincount(self, weights: Tensor | None = ..., minlength: _builtins.int = ...) -> Tensor: ...  # counting.bincount
+    def histc(self, bins: _builtins.int = ..., min: Any = ..., max: Any = ..., *, out: Any = ...) -> Tensor: ...  # counting.histc
     def prod(self, *args: Any, **kwargs: Any) -> Tensor: ...  # product.prod_method
     def norm(self, p: Any = ..., dim: Any = ..., keepdim: _builtins.bool = ..., out: Any = ..., dtype: Any = ...) -> Tensor: ...  # product.norm
+    def dist(self, other: Tensor, p: _builtins.float = ...) -> Tensor: ...  # norm_forms.dist_method
+    def renorm(self, p: _builtins.float, dim: _builtins.int, maxnorm: _builtins.float) -> Tensor: ...  # norm_forms.renorm
+    def renorm_(self, p: _builtins.float, dim: _builtins.int, maxnorm: _builtins.float) -> Tensor: ...  # norm_forms.renorm_
     def std(self, dim: Any = ..., unbiased: Any = ..., keepdim: _builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.std
     def var(self, dim: Any = ..., unbiased: Any = ..., keepdim: _builtins.bool = ..., *, correction: Any = ...) -> Tensor: ...  # moments.var
     def max(self, *args: Any, **kwargs: Any) -> Any: ...  # extrema.max_method
@@ -426,6 +470,11 @@ class TensorSurface:
     def kthvalue(self, k: _builtins.int, dim: _builtins.int = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.kthvalue
     def median(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.median
     def nanmedian(self, dim: _builtins.int | None = ..., keepdim: _builtins.bool = ...) -> Any: ...  # sorting.nanmedian
+    def quantile(self, *args: Any, **kwargs: Any) -> Tensor: ...  # quantiles.quantile_method
+    def nanquantile(self, *args: Any, **kwargs: Any) -> Tensor: ...  # quantiles.nanquantile_method
+    def mode(self, *args: Any, **kwargs: Any) -> Any: ...  # frequency.mode_method
+    def unique(self, sorted: _builtins.bool = ..., return_inverse: _builtins.bool = ..., return_counts: _builtins.bool = ..., dim: _builtins.int | None = ...) -> Any: ...  # frequency.unique
+    def unique_consecutive(self, return_inverse: _builtins.bool = ..., return_counts: _builtins.bool = ..., dim: _builtins.int | None = ...) -> Any: ...  # frequency.unique_consecutive
     def cumsum(self, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumsum
     def cumsum_(self, /, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumsum_
     def cumprod(self, dim: Any = ..., *, dtype: Any = ...) -> Tensor: ...  # scans.cumprod
@@ -440,6 +489,8 @@ class TensorSurface:
     def mv(self, vec: Tensor) -> Tensor: ...  # matrix_multiply.mv
     def dot(self, tensor: Tensor) -> Tensor: ...  # matrix_multiply.dot
     def outer(self, vec2: Tensor) -> Tensor: ...  # matrix_multiply.outer
+    def cov(self, *, correction: _builtins.int = ..., fweights: Tensor | None = ..., aweights: Tensor | None = ...) -> Tensor: ...  # correlation.cov
+    def corrcoef(self) -> Tensor: ...  # correlation.corrcoef
     def ger(self, vec2: Tensor) -> Tensor: ...  # matrix_multiply.outer
     def inner(self, other: Tensor) -> Tensor: ...  # products.inner
     def vdot(self, other: Tensor) -> Tensor: ...  # products.vdot
@@ -448,6 +499,12 @@ class TensorSurface:
     def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addmv
     def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addbmm
     def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.baddbmm
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addr
+    def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addmm_
+    def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addmv_
+    def addbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addbmm_
+    def baddbmm_(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.baddbmm_
+    def addr_(self, vec1: Tensor, vec2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addr_
     def matrix_power(self, n: _builtins.int) -> Tensor: ...  # products.matrix_power
     def matrix_exp(self) -> Tensor: ...  # exponential.matrix_exp
     def cross(self, other: Tensor, dim: _builtins.int | None = ..., *, out: Any = ...) -> Tensor: ...  # geometry.cross
@@ -457,10 +514,18 @@ class TensorSurface:
     def inverse(self, *, out: Any = ...) -> Tensor: ...  # decompositions.inverse
     def cholesky(self, upper: _builtins.bool = ..., *, out: Any = ...) -> Tensor: ...  # decompositions.cholesky
     def qr(self, some: _builtins.bool = ..., *, out: Any = ...) -> Any: ...  # decompositions.qr
+    def lu(self, pivot: _builtins.bool = ..., get_infos: _builtins.bool = ...) -> Any: ...  # lu_decomposition.tensor_lu
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor, *, out: Any = ...) -> Tensor: ...  # lu_decomposition.lu_solve
+    def cholesky_inverse(self, upper: _builtins.bool = ..., *, out: Any = ...) -> Tensor: ...  # factored_solve.cholesky_inverse
+    def cholesky_solve(self, L: Tensor, upper: _builtins.bool = ..., *, out: Any = ...) -> Tensor: ...  # factored_solve.cholesky_solve
+    def triangular_solve(self, A: Tensor, upper: _builtins.bool = ..., transpose: _builtins.bool = ..., unitriangular: _builtins.bool = ..., *, out: Any = ...) -> Any: ...  # factored_solve.triangular_solve
+    def orgqr(self, tau: Tensor) -> Tensor: ...  # householder.orgqr
     def svd(self, some: _builtins.bool = ..., compute_uv: _builtins.bool = ..., *, out: Any = ...) -> Any: ...  # spectral.svd
     def pinverse(self, rcond: _builtins.float = ...) -> Tensor: ...  # spectral.pinverse
     def softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_softmax
     def log_softmax(self, dim: _builtins.int | None = ..., dtype: Any = ...) -> Tensor: ...  # activation.tensor_log_softmax
+    def hardshrink(self, lambd: _builtins.float = ...) -> Tensor: ...  # _activation.hardshrink_method
+    def prelu(self, weight: Tensor) -> Tensor: ...  # _activation.prelu_method
     def uniform_(self, from_: _builtins.float = ..., to: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.uniform_
     def normal_(self, mean: _builtins.float = ..., std: _builtins.float = ..., *, generator: _chainrule_random.Generator | None = ...) -> Tensor: ...  # samplers.normal_
     def random_(self, *args: Any, generator: _chainrule_random.Generator | None = ..., **kwargs: Any) -> Tensor: ...  # samplers.random_

@@ -11,6 +11,11 @@ from ._ops.linalg.decompositions import linalg_qr as qr
 from ._ops.linalg.decompositions import linalg_slogdet as slogdet
 from ._ops.linalg.exponential import matrix_exp
 from ._ops.linalg.geometry import linalg_cross as cross
+from ._ops.linalg.householder import householder_product
+from ._ops.linalg.ldl import ldl_factor, ldl_factor_ex, ldl_solve
+from ._ops.linalg.lu_decomposition import linalg_lu as lu
+from ._ops.linalg.lu_decomposition import linalg_lu_solve as lu_solve
+from ._ops.linalg.lu_decomposition import lu_factor, lu_factor_ex
 from ._ops.linalg.matrix_multiply import matmul
 from ._ops.linalg.norms import matrix_norm, norm, vector_norm
 from ._ops.linalg.products import matrix_power, multi_dot
@@ -28,9 +33,17 @@ __all__ = [
     "diagonal",
     "eigh",
     "eigvalsh",
+    "householder_product",
     "inv",
     "inv_ex",
+    "ldl_factor",
+    "ldl_factor_ex",
+    "ldl_solve",
     "lstsq",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
     "matmul",
     "matrix_exp",
     "matrix_norm",

@@ -10,18 +10,26 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
+    "_lu_with_info",
     "aminmax",
     "cummax",
     "cummin",
+    "frexp",
     "kthvalue",
     "linalg_cholesky_ex",
     "linalg_eigh",
     "linalg_inv_ex",
+    "linalg_ldl_factor",
+    "linalg_ldl_factor_ex",
     "linalg_lstsq",
+    "linalg_lu",
+    "linalg_lu_factor",
+    "linalg_lu_factor_ex",
     "linalg_qr",
     "linalg_slogdet",
     "linalg_solve_ex",
     "linalg_svd",
+    "lu_unpack",
     "max",
     "median",
     "min",
@@ -32,6 +40,7 @@ __all__ = [
     "sort",
     "svd",
     "topk",
+    "triangular_solve",
 ]
 
 
@@ -98,6 +107,7 @@ sort = _structseq("sort", _VALUES_INDICES)
 cummax = _structseq("cummax", _VALUES_INDICES)
 cummin = _structseq("cummin", _VALUES_INDICES)
 aminmax = _structseq("aminmax", ("min", "max"))
+frexp = _structseq("frexp", ("mantissa", "exponent"))
 
 # torch.linalg's results, and those of the older torch.svd, torch.slogdet and torch.qr.
 linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
@@ -111,3 +121,11 @@ linalg_slogdet = _structseq("linalg_slogdet", ("sign", "logabsdet"))
 slogdet = _structseq("slogdet", ("sign", "logabsdet"))
 linalg_qr = _structseq("linalg_qr", ("Q", "R"))
 qr = _structseq("qr", ("Q", "R"))
+linalg_lu = _structseq("linalg_lu", ("P", "L", "U"))
+lu_unpack = _structseq("lu_unpack", ("P", "L", "U"))
+linalg_lu_factor = _structseq("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+_lu_with_info = _structseq("_lu_with_info", ("LU", "pivots", "info"))
+linalg_ldl_factor = _structseq("linalg_ldl_factor", ("LD", "pivots"))
+linalg_ldl_factor_ex = _structseq("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
+triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficient"))

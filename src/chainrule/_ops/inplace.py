@@ -22,18 +22,19 @@ from .._creation import zeros_like
 from .._tensor import Tensor
 from .broadcasting import broadcast_shapes
 from .primitive import Primitive
+from .view_errors import check_view_write, goes_stale, invalidate
 from .view_tracking import follow_retain_grad, regenerate_view_node
 
 __all__ = [
     "apply_inplace",
     "bump_version",
     "check_castable",
-    "check_multi_view",
     "check_writable",
     "copy_slices",
     "into_base",
     "puts_in_place",
-    "rebase_view",
+    "rebase",
+    "remake_views",
     "update_tangent",
 ]
 
@@ -41,50 +42,6 @@ LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place 
 LEAF_VIEW_INPLACE = (
     "a view of a leaf Variable that requires grad is being used in an in-place operation."
 )
-
-
-_NO_GRAD_VIEW_ADVICE = (
-    "created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
-    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
-    "moving both the view and the inplace either both inside the no_grad block (if you don't "
-    "want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
-)
-
-
-def check_multi_view(t: Tensor, records: bool) -> None:
-    """The views PyTorch forbids writing in place (with grad mode on): views made without
-    grad mode (or views of them), where the base requires grad or the write records a
-    gradient; and views from unbind/split (or views of them), which share one node that
-    can't be rebased for just one of them.
-
-    `records`: whether the in-place op would record a gradient into a view that has none.
-    """
-    if t._base is None:
-        return
-    made_from = t.__dict__.get("_no_grad_view")
-    if made_from is not None and (records or t._base._requires_grad):
-        if made_from:
-            raise RuntimeError(
-                f"Output 0 of {made_from} is a view of a view which was {_NO_GRAD_VIEW_ADVICE}"
-            )
-        raise RuntimeError(f"A view was {_NO_GRAD_VIEW_ADVICE}")
-    creator = t.__dict__.get("_multi_view")
-    if creator is None:
-        return
-    if t._grad_fn is not None:
-        what = f"Output {t._output_nr} of {creator} is a view and is being modified inplace."
-    elif records:
-        what = (
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled."
-        )
-    else:
-        return
-    raise RuntimeError(
-        f"{what} This view is the output of a function that returns multiple views. Such "
-        "functions do not allow the output views to be modified inplace. You should replace "
-        "the inplace operation by an out-of-place one."
-    )
 
 
 def check_writable(t: Tensor) -> None:
@@ -96,7 +53,7 @@ def check_writable(t: Tensor) -> None:
         raise RuntimeError(grad_mode._INFERENCE_WRITE)
     if not grad_mode.is_grad_enabled():
         return
-    check_multi_view(t, records=False)
+    check_view_write(t, records=False)
     if t._requires_grad and t._grad_fn is None:
         raise RuntimeError(LEAF_INPLACE)
     base = t._base
@@ -139,14 +96,7 @@ def puts_in_place(key: tuple[Any, ...]) -> bool:
     )
 
 
-def rebase_view(view: Tensor, new: Tensor) -> None:
-    """`view` was written in place with `new` (what made it now): its base records the
-    write (CopySlices) and the view takes its values from the base again."""
-    _rebase(view, new)
-    regenerate_view_node(view)
-
-
-def _rebase(t: Tensor, new: Tensor) -> None:
+def rebase(t: Tensor, new: Tensor) -> None:
     """Make `t` (already holding `new`'s values) take `new`'s place in the graph."""
     if t._base is None:
         old = t._grad_fn, t._output_nr
@@ -156,7 +106,7 @@ def _rebase(t: Tensor, new: Tensor) -> None:
         return
     base, view_fn = t._base, t._view_fn
     assert view_fn is not None
-    keep = np.ones(base._data.shape, dtype=base._data.dtype)
+    keep = np.ones_like(base._data)  # laid out as the base, for views by strides (as_strided)
     view_fn(Tensor._make(keep))._data[...] = 0
     into_base(base, new, lambda b: view_fn(b), keep)  # `t`'s own node: see bump_version
 
@@ -214,11 +164,11 @@ def apply_inplace(
     new = compute(old)
     _check_result(t, new)
     if new._requires_grad:
-        check_multi_view(t, records=True)
+        check_view_write(t, records=True)
     t._data[...] = new._data
     update_tangent(t, new, ...)
     if new._requires_grad or t._requires_grad:
-        _rebase(t, new)
+        rebase(t, new)
     bump_version(t)
     return t
 
@@ -234,11 +184,17 @@ def bump_version(t: Tensor) -> None:
     Note: a view's node takes its values from the base as they were when the view was
     made; after a write through the base or any view, each view (the written one too)
     gets an `AsStridedBackward0` node on the base's new place in the graph, as in
-    PyTorch. Views of several outputs (`split`, `unbind`) keep theirs, and so do other
-    views made without grad mode.
+    PyTorch. Views of several outputs (`split`, `unbind`) and views of them become
+    stale instead (see `view_errors`); other views made without grad mode keep theirs.
     """
+    t._version_counter.value += 1
+    remake_views(t)
+
+
+def remake_views(t: Tensor) -> None:
+    """After a write to `t`'s memory: each view of it takes its elements from the base's
+    new place in the graph, or becomes stale (see `bump_version`)."""
     counter = t._version_counter
-    counter.value += 1
     views = [] if t._base is None else [t]  # the written view, even one made without grad
     alive = []
     for ref in counter.views or ():
@@ -251,7 +207,9 @@ def bump_version(t: Tensor) -> None:
         counter.views = alive
     for view in views:
         base = view._base
-        if base is not None and base._requires_grad and "_multi_view" not in view.__dict__:
+        if goes_stale(view):
+            invalidate(view)
+        elif base is not None and base._requires_grad:
             regenerate_view_node(view)
 
 

@@ -19,8 +19,13 @@ from typing import Any
 import numpy as np
 
 from .._autograd import grad_mode
+from .._lazy import TYPING, LazyModule
 from .._tensor import Tensor
-from .inplace import check_castable
+
+if TYPING:
+    from . import inplace
+else:  # only `out=` needs it, and it loads the op machinery
+    inplace = LazyModule("chainrule._ops.inplace")
 
 __all__ = ["NUMPY_SPELLINGS", "OUT", "PYTHON_DEFINED", "accept_in", "accept_keywords", "write_out"]
 
@@ -34,11 +39,13 @@ FACTORIES = frozenset(
         "eye",
         "full",
         "linspace",
+        "logspace",
         "ones",
         "rand",
         "randint",
         "randn",
         "randperm",
+        "range",
         "zeros",
     }
 )
@@ -64,7 +71,8 @@ OUT: dict[str, frozenset[str]] = {
             "argmax", "argmin", "argsort", "asin", "asinh", "atan", "atan2", "atanh",
             "baddbmm", "bernoulli", "bitwise_and", "bitwise_left_shift", "bitwise_not",
             "bitwise_or", "bitwise_right_shift", "bitwise_xor", "bmm", "cat", "ceil",
-            "cholesky", "clamp", "clamp_max", "clamp_min", "clip", "column_stack",
+            "cholesky", "cholesky_inverse", "cholesky_solve",
+            "clamp", "clamp_max", "clamp_min", "clip", "column_stack",
             "concat", "concatenate", "copysign", "cos", "cosh", "cross", "cummax",
             "cummin", "cumprod", "cumsum", "deg2rad", "diag", "diff", "digamma", "div",
             "divide", "dot", "dstack", "empty", "eq", "erf", "erfc", "erfinv", "exp",
@@ -75,24 +83,45 @@ OUT: dict[str, frozenset[str]] = {
             "kron", "kthvalue", "ldexp", "le", "lerp", "less", "less_equal", "lgamma",
             "linspace", "log", "log10", "log1p", "log2", "log_softmax", "logaddexp",
             "logaddexp2", "logcumsumexp", "logical_and", "logical_not", "logical_or",
-            "logical_xor", "logit", "logsumexp", "lt", "masked_select", "matmul",
+            "logical_xor", "logit", "logsumexp", "lt", "lu_solve", "lu_unpack",
+            "masked_select", "matmul",
             "matrix_power", "max", "maximum", "mean", "median", "min", "minimum", "mm",
             "msort", "mul", "multinomial", "multiply", "mv", "mvlgamma", "nan_to_num",
             "nanmean", "nanmedian", "nansum", "ne", "neg", "negative", "nextafter",
-            "nonzero", "norm", "normal", "not_equal", "ones", "outer", "polygamma",
+            "nonzero", "norm", "normal", "not_equal", "ones", "orgqr", "outer", "polygamma",
             "pow", "prod", "qr", "rad2deg", "rand", "randint", "randn", "randperm",
             "reciprocal", "remainder", "round", "row_stack", "rsqrt", "scatter",
             "scatter_add", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh",
             "slogdet", "softmax", "sort", "sqrt", "square", "stack", "std", "sub",
             "subtract", "sum", "svd", "take", "take_along_dim", "tan", "tanh",
-            "tensordot", "topk", "tril", "triu", "true_divide", "trunc", "var", "vdot",
+            "tensordot", "topk", "triangular_solve", "tril", "triu", "true_divide",
+            "trunc", "var", "vdot",
             "vstack", "where", "xlogy", "zeros",
+            "quantile",
+            "nanquantile",
+            "mode",
+            "scatter_reduce", "index_reduce", "slice_scatter",
+            "bucketize", "histc", "isin", "logspace", "range", "searchsorted",
+            "addr",
+            "chain_matmul",
+            "frexp",
+            "frobenius_norm",
+            "gcd",
+            "hardshrink",
+            "igamma",
+            "igammac",
+            "lcm",
+            "nuclear_norm",
+            "renorm",
+            "threshold",
         }
     ),
     "torch.linalg": frozenset(
         {
-            "cholesky", "cholesky_ex", "cond", "cross", "det", "eigh", "eigvalsh", "inv",
-            "inv_ex", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+            "cholesky", "cholesky_ex", "cond", "cross", "det", "eigh", "eigvalsh",
+            "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+            "lu", "lu_factor", "lu_factor_ex",
+            "lu_solve", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
             "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
             "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vecdot",
             "vector_norm",
@@ -149,7 +178,7 @@ def _check_overlap(inputs: list[Tensor], out: Tensor) -> None:
 
 
 def _write_one(result: Tensor, out: Tensor) -> Tensor:
-    check_castable(result._data.dtype, out._data.dtype)
+    inplace.check_castable(result._data.dtype, out._data.dtype)
     shape = result._data.shape
     if out._data.shape != shape:
         if out._data.size:

@@ -7,6 +7,7 @@ Below the op families: getitem, split and the in-place path all build on it.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,7 @@ from .._autograd import grad_mode, tangents
 from .._autograd.node import Node
 from .._tensor import Tensor
 from .primitive import OpNode, Primitive
-from .view_creation import mark_view_creation
+from .view_creation import mark_multi_view, mark_view_creation
 
 __all__ = [
     "MultiView",
@@ -75,8 +76,14 @@ _index = _index_pair(
     "IndexBackward0", view=False, formula="zeros of shape {in_shape} with grad added at self{key}"
 )
 # `x[...]`, `x[()]`, `x[:, :]`: an index that keeps everything is an alias (a plain view).
+# Its tangent is the input's tangent itself, as PyTorch's.
 _alias = Primitive(
-    "AliasBackward0", lambda a: a.view(), grads=(lambda g, n: g,), formulas=("1",), view=True
+    "AliasBackward0",
+    lambda a: a.view(),
+    grads=(lambda g, n: g,),
+    formulas=("1",),
+    view=True,
+    tangent=lambda tangents, primals: tangents[0],
 )
 # The grad_fn a view gets after an in-place write to its base (or another view of it):
 # a gather of the view's elements from the base, whatever views made it.
@@ -91,7 +98,12 @@ def regenerate_view_node(view: Tensor) -> None:
     """Make `view`'s grad_fn take its elements from its base's current place in the graph."""
     base, view_fn = view._base, view._view_fn
     assert base is not None and view_fn is not None
-    positions = Tensor._make(np.arange(base._data.size).reshape(base._data.shape))
+    # laid out as the base is, for views by strides (as_strided) to read the same places
+    positions = Tensor._make(
+        _strides.copy(
+            np.arange(base._data.size).reshape(base._data.shape), _strides.preserving(base._data)
+        )
+    )
     with grad_mode.no_grad(), tangents._no_push():
         key = np.unravel_index(view_fn(positions)._data, base._data.shape)
     with grad_mode.enable_grad(), tangents._no_push():
@@ -161,10 +173,11 @@ class MultiView:
 
     Its grad_fn is shared by all outputs, and its rule gets the tuple of their
     gradients (zeros for outputs that received none). A Primitive has a fixed
-    number of outputs, so one is made per count. Each view records the forward
-    that made it (`Split`, `Unbind`) as `_multi_view`, for the in-place check:
-    PyTorch forbids modifying these views in place where a gradient is recorded.
-    `formula` says the rule, as Primitive's `formulas` do.
+    number of outputs, so one is made per count. Each view made in grad mode is
+    marked (`view_creation.mark_multi_view`): PyTorch forbids modifying these views in
+    place where a gradient is recorded, and using them once their memory was written
+    (`view_errors`). In forward mode, the outputs' tangents are the same views of the
+    input's tangent. `formula` says the rule, as Primitive's `formulas` do.
     """
 
     def __init__(
@@ -192,12 +205,19 @@ class MultiView:
                 # The rule gets a tuple of gradients, which the Rule type does not spell.
                 grads=((lambda g, n: rule((g,), n)) if single else rule,),  # type: ignore[arg-type]
                 formulas=(self.formula,),
-                view=single,
+                view=True,  # its outputs' tangents are views of the input's, too
                 outputs=("result",) if single else tuple(f"result{i}" for i in range(count)),
-                tangent=None if single else "linear",
+                tangent=None if single else self._tangents,
             )
             self._prims[count] = prim
         return prim
+
+    def _tangents(self, tangents: list[Tensor | None], primals: Any) -> tuple[Tensor, ...]:
+        """Forward mode: the same views of the input's tangent, tracked as views (one
+        output alone is a plain view op, which the Primitive tracks itself)."""
+        (tangent,) = tangents
+        assert tangent is not None  # an op of one input runs this only when it has one
+        return self(tangent, len(primals._results), **primals._params)
 
     def __call__(self, input: Tensor, count: int, **params: Any) -> tuple[Tensor, ...]:
         if count == 0:
@@ -211,10 +231,9 @@ class MultiView:
             for i, r in enumerate(results):
                 if np.may_share_memory(r._data, input._data):
                     _track_output_view(r, input, prim, params, i)
-        creator = self.name.removesuffix("Backward0")
         for r in results:
             if r._base is not None:
-                r.__dict__["_multi_view"] = creator
+                mark_multi_view(r, self.name)
         return results
 
 
@@ -222,7 +241,11 @@ def _track_output_view(
     view: Tensor, source: Tensor, prim: Primitive, params: dict[str, Any], i: int
 ) -> None:
     """Record that output `i` of a MultiView aliases `source` (as Primitive does for one)."""
-    view._version_counter = source._version_counter
+    counter = view._version_counter = source._version_counter
+    if grad_mode._state.grad_enabled:  # so that a write to its memory reaches it
+        if counter.views is None:
+            counter.views = []
+        counter.views.append(weakref.ref(view))
     view._base = source._base if source._base is not None else source
     if source._base is not None or not grad_mode.is_grad_enabled():
         mark_view_creation(view, source, prim.name)

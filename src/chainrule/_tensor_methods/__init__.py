@@ -11,7 +11,10 @@ the tensor is not the first argument of the function) it is the op module's
 `<name>_method`.
 
 At import, `chainrule/__init__.py` runs `bind()`: it copies every entry onto
-Tensor, so a method call costs what it did when the op modules set them.
+Tensor. The parts name their op modules through `_lazy.LazyModule`, so an entry is a
+stand-in until a tensor first uses it: then its family is imported and the real
+function takes the stand-in's place on Tensor, and a call costs what it did when the
+op modules set them.
 
 Type checkers see these methods through `_tensor_surface.pyi`, Tensor's base
 class when type checking (see `_tensor.py`): each entry with the signature mypy
@@ -23,15 +26,21 @@ tensor methods in their module-level rules, before the table could be inferred.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
-from .._ops.keywords import accept_keywords
+from .._lazy import TYPING, LazyMember, LazyModule, resolve
 from .._tensor import Tensor
 from .elementwise import ElementwiseMethods
 from .operators import OperatorMethods
 from .reduction_linalg import ReductionLinalgMethods
 from .shape_indexing import ShapeIndexingMethods
+
+if TYPING:
+    from .._ops import keywords
+else:  # it loads the op machinery, which plain tensors do not need yet
+    keywords = LazyModule("chainrule._ops.keywords")
 
 __all__ = ["PARTS", "TensorMethods", "bind", "entries"]
 
@@ -52,24 +61,42 @@ class TensorMethods(
     __slots__ = ()
 
 
-def entries() -> dict[str, Any]:
-    """Every table entry by name: the plain functions and properties Tensor gets."""
+def _members() -> dict[str, Any]:
+    """Every table entry by name, as the parts hold it (functions not imported yet are
+    LazyMembers)."""
     out: dict[str, Any] = {}
     for part in PARTS:
         for name, member in vars(part).items():
-            if isinstance(member, FunctionType | property):
+            if isinstance(member, FunctionType | property | LazyMember):
                 if name in out:
                     raise RuntimeError(f"Tensor.{name} is in the table twice")
                 out[name] = member
     return out
 
 
+def entries() -> dict[str, Any]:
+    """Every table entry by name: the plain functions and properties Tensor gets
+    (importing every op family)."""
+    return {name: resolve(member) for name, member in _members().items()}
+
+
+def _with_keywords(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return keywords.accept_keywords(fn, "torch.Tensor", name)
+
+    return wrap
+
+
 def bind() -> None:
     """Copy the table onto Tensor (once, at import), each method taking the spellings
-    PyTorch's argument parser adds (`axis=` for `dim=`, ...; see `_ops/keywords.py`)."""
-    for name, member in entries().items():
+    PyTorch's argument parser adds (`axis=` for `dim=`, ...; see `_ops/keywords.py`)
+    when it is first used."""
+    for name, member in _members().items():
         if name in Tensor.__dict__:
             raise RuntimeError(f"Tensor.{name} is defined twice: in _tensor.py and the table")
-        if isinstance(member, FunctionType):
-            member = accept_keywords(member, "torch.Tensor", name)
+        if isinstance(member, LazyMember):
+            member.name = name
+            member.wrap = _with_keywords(name)
+        elif isinstance(member, FunctionType):
+            member = keywords.accept_keywords(member, "torch.Tensor", name)
         setattr(Tensor, name, member)

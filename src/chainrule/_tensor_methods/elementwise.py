@@ -2,21 +2,46 @@
 
 from __future__ import annotations
 
-from .._ops.elementwise import (
-    arithmetic,
-    binary_math,
-    bitwise,
-    clamping,
-    compare,
-    conditional,
-    division,
-    exp_log,
-    inplace_forms,
-    rounding,
-    ternary,
-    trig,
-)
-from .._ops.special import bessel, functions
+from .._lazy import TYPING, LazyModule
+
+if TYPING:
+    from .._ops.elementwise import (
+        arithmetic,
+        binary_math,
+        bitwise,
+        clamping,
+        compare,
+        conditional,
+        division,
+        exp_log,
+        inplace_forms,
+        number_theory,
+        rounding,
+        ternary,
+        trig,
+    )
+    from .._ops.special import (
+        bessel,
+        functions,
+        incomplete,
+    )
+else:  # each family is imported when one of its methods is first used (_lazy.py)
+    arithmetic = LazyModule("chainrule._ops.elementwise.arithmetic")
+    binary_math = LazyModule("chainrule._ops.elementwise.binary_math")
+    bitwise = LazyModule("chainrule._ops.elementwise.bitwise")
+    clamping = LazyModule("chainrule._ops.elementwise.clamping")
+    compare = LazyModule("chainrule._ops.elementwise.compare")
+    conditional = LazyModule("chainrule._ops.elementwise.conditional")
+    division = LazyModule("chainrule._ops.elementwise.division")
+    exp_log = LazyModule("chainrule._ops.elementwise.exp_log")
+    inplace_forms = LazyModule("chainrule._ops.elementwise.inplace_forms")
+    rounding = LazyModule("chainrule._ops.elementwise.rounding")
+    ternary = LazyModule("chainrule._ops.elementwise.ternary")
+    trig = LazyModule("chainrule._ops.elementwise.trig")
+    bessel = LazyModule("chainrule._ops.special.bessel")
+    functions = LazyModule("chainrule._ops.special.functions")
+    number_theory = LazyModule("chainrule._ops.elementwise.number_theory")
+    incomplete = LazyModule("chainrule._ops.special.incomplete")
 
 __all__ = ["ElementwiseMethods"]
 
@@ -155,7 +180,16 @@ class ElementwiseMethods:
     heaviside = binary_math.heaviside_method
     heaviside_ = binary_math.heaviside_
     ldexp = binary_math.ldexp_method
-    ldexp_ = binary_math.ldexp_
+    ldexp_ = binary_math.ldexp_inplace_method
+    gcd = number_theory.gcd_method
+    gcd_ = number_theory.gcd_
+    lcm = number_theory.lcm_method
+    lcm_ = number_theory.lcm_
+    frexp = number_theory.frexp
+    igamma = incomplete.igamma_method
+    igamma_ = incomplete.igamma_
+    igammac = incomplete.igammac_method
+    igammac_ = incomplete.igammac_
     float_power = binary_math.float_power_method
     float_power_ = binary_math.float_power_
 

@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
-from .._ops.elementwise import (
-    arithmetic,
-    bitwise,
-    division,
-    inplace_forms,
-    operators,
-    rounding,
-)
-from .._ops.indexing import getitem, writes
-from .._ops.linalg import (
-    matrix_multiply,
-)
+from .._lazy import TYPING, LazyModule
+
+if TYPING:
+    from .._ops.elementwise import (
+        arithmetic,
+        bitwise,
+        division,
+        inplace_forms,
+        operators,
+        rounding,
+    )
+    from .._ops.indexing import getitem, writes
+    from .._ops.linalg import (
+        matrix_multiply,
+    )
+else:  # each family is imported when one of its methods is first used (_lazy.py)
+    arithmetic = LazyModule("chainrule._ops.elementwise.arithmetic")
+    bitwise = LazyModule("chainrule._ops.elementwise.bitwise")
+    division = LazyModule("chainrule._ops.elementwise.division")
+    inplace_forms = LazyModule("chainrule._ops.elementwise.inplace_forms")
+    operators = LazyModule("chainrule._ops.elementwise.operators")
+    rounding = LazyModule("chainrule._ops.elementwise.rounding")
+    getitem = LazyModule("chainrule._ops.indexing.getitem")
+    writes = LazyModule("chainrule._ops.indexing.writes")
+    matrix_multiply = LazyModule("chainrule._ops.linalg.matrix_multiply")
 
 __all__ = ["OperatorMethods"]
 

@@ -3,18 +3,74 @@
 
 from __future__ import annotations
 
-from .. import _random_distributions as distributions
-from .. import _random_samplers as samplers
-from .._ops.linalg import (
-    decompositions,
-    exponential,
-    geometry,
-    matrix_multiply,
-    products,
-    spectral,
-)
-from .._ops.reduction import extrema, logical, moments, product, scans, sorting, sum_mean
-from ..nn.functional import _activation_softmax as activation
+from .._lazy import TYPING, LazyModule
+
+if TYPING:
+    from .. import (
+        _random_distributions as distributions,
+    )
+    from .. import (
+        _random_samplers as samplers,
+    )
+    from .._ops.linalg import (
+        correlation,
+        decompositions,
+        exponential,
+        factored_solve,
+        geometry,
+        householder,
+        lu_decomposition,
+        matrix_multiply,
+        products,
+        products_inplace,
+        spectral,
+    )
+    from .._ops.reduction import (
+        counting,
+        extrema,
+        frequency,
+        logical,
+        moments,
+        norm_forms,
+        product,
+        quantiles,
+        scans,
+        sorting,
+        sum_mean,
+    )
+    from ..nn.functional import (
+        _activation,
+    )
+    from ..nn.functional import (
+        _activation_softmax as activation,
+    )
+else:  # each family is imported when one of its methods is first used (_lazy.py)
+    distributions = LazyModule("chainrule._random_distributions")
+    samplers = LazyModule("chainrule._random_samplers")
+    correlation = LazyModule("chainrule._ops.linalg.correlation")
+    decompositions = LazyModule("chainrule._ops.linalg.decompositions")
+    exponential = LazyModule("chainrule._ops.linalg.exponential")
+    factored_solve = LazyModule("chainrule._ops.linalg.factored_solve")
+    geometry = LazyModule("chainrule._ops.linalg.geometry")
+    householder = LazyModule("chainrule._ops.linalg.householder")
+    lu_decomposition = LazyModule("chainrule._ops.linalg.lu_decomposition")
+    matrix_multiply = LazyModule("chainrule._ops.linalg.matrix_multiply")
+    products = LazyModule("chainrule._ops.linalg.products")
+    spectral = LazyModule("chainrule._ops.linalg.spectral")
+    counting = LazyModule("chainrule._ops.reduction.counting")
+    extrema = LazyModule("chainrule._ops.reduction.extrema")
+    frequency = LazyModule("chainrule._ops.reduction.frequency")
+    logical = LazyModule("chainrule._ops.reduction.logical")
+    moments = LazyModule("chainrule._ops.reduction.moments")
+    product = LazyModule("chainrule._ops.reduction.product")
+    quantiles = LazyModule("chainrule._ops.reduction.quantiles")
+    scans = LazyModule("chainrule._ops.reduction.scans")
+    sorting = LazyModule("chainrule._ops.reduction.sorting")
+    sum_mean = LazyModule("chainrule._ops.reduction.sum_mean")
+    activation = LazyModule("chainrule.nn.functional._activation_softmax")
+    products_inplace = LazyModule("chainrule._ops.linalg.products_inplace")
+    norm_forms = LazyModule("chainrule._ops.reduction.norm_forms")
+    _activation = LazyModule("chainrule.nn.functional._activation")
 
 __all__ = ["ReductionLinalgMethods"]
 
@@ -31,8 +87,13 @@ class ReductionLinalgMethods:
     nanmean = sum_mean.nanmean
     logsumexp = sum_mean.logsumexp
     sum_to_size = sum_mean.sum_to_size
+    bincount = counting.bincount
+    histc = counting.histc
     prod = product.prod_method
     norm = product.norm
+    dist = norm_forms.dist_method
+    renorm = norm_forms.renorm
+    renorm_ = norm_forms.renorm_
     std = moments.std
     var = moments.var
     max = extrema.max_method
@@ -52,6 +113,11 @@ class ReductionLinalgMethods:
     kthvalue = sorting.kthvalue
     median = sorting.median
     nanmedian = sorting.nanmedian
+    quantile = quantiles.quantile_method
+    nanquantile = quantiles.nanquantile_method
+    mode = frequency.mode_method
+    unique = frequency.unique
+    unique_consecutive = frequency.unique_consecutive
     cumsum = scans.cumsum
     cumsum_ = scans.cumsum_
     cumprod = scans.cumprod
@@ -68,6 +134,8 @@ class ReductionLinalgMethods:
     mv = matrix_multiply.mv
     dot = matrix_multiply.dot
     outer = matrix_multiply.outer
+    cov = correlation.cov
+    corrcoef = correlation.corrcoef
     ger = matrix_multiply.outer
     inner = products.inner
     vdot = products.vdot
@@ -76,6 +144,12 @@ class ReductionLinalgMethods:
     addmv = products.addmv
     addbmm = products.addbmm
     baddbmm = products.baddbmm
+    addr = products_inplace.addr
+    addmm_ = products_inplace.addmm_
+    addmv_ = products_inplace.addmv_
+    addbmm_ = products_inplace.addbmm_
+    baddbmm_ = products_inplace.baddbmm_
+    addr_ = products_inplace.addr_
     matrix_power = products.matrix_power
     matrix_exp = exponential.matrix_exp
     cross = geometry.cross
@@ -85,12 +159,20 @@ class ReductionLinalgMethods:
     inverse = decompositions.inverse
     cholesky = decompositions.cholesky
     qr = decompositions.qr
+    lu = lu_decomposition.tensor_lu
+    lu_solve = lu_decomposition.lu_solve
+    cholesky_inverse = factored_solve.cholesky_inverse
+    cholesky_solve = factored_solve.cholesky_solve
+    triangular_solve = factored_solve.triangular_solve
+    orgqr = householder.orgqr
     svd = spectral.svd
     pinverse = spectral.pinverse
 
     # --- neural-network functions ----------------------------------------------------------
     softmax = activation.tensor_softmax
     log_softmax = activation.tensor_log_softmax
+    hardshrink = _activation.hardshrink_method
+    prelu = _activation.prelu_method
 
     # --- random sampling -------------------------------------------------------------------
     uniform_ = samplers.uniform_

@@ -5,11 +5,42 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import _conversion as conversion
-from .. import _creation as creation
-from .._ops.indexing import gather_scatter, getitem, masked, take_along, writes
-from .._ops.shape import combining, diagonals, rearrange, splitting, views
+from .._lazy import TYPING, LazyModule
 from .._tensor import Tensor
+
+if TYPING:
+    from .. import _conversion as conversion
+    from .. import _creation as creation
+    from .. import _creation_data as creation_data
+    from .._ops.indexing import gather_scatter, getitem, masked, reduce_into, take_along, writes
+    from .._ops.shape import (
+        combining,
+        diagonals,
+        inplace_views,
+        rearrange,
+        scatters,
+        splitting,
+        strided,
+        views,
+    )
+else:  # each family is imported when one of its methods is first used (_lazy.py)
+    conversion = LazyModule("chainrule._conversion")
+    creation = LazyModule("chainrule._creation")
+    creation_data = LazyModule("chainrule._creation_data")
+    gather_scatter = LazyModule("chainrule._ops.indexing.gather_scatter")
+    getitem = LazyModule("chainrule._ops.indexing.getitem")
+    masked = LazyModule("chainrule._ops.indexing.masked")
+    take_along = LazyModule("chainrule._ops.indexing.take_along")
+    writes = LazyModule("chainrule._ops.indexing.writes")
+    combining = LazyModule("chainrule._ops.shape.combining")
+    diagonals = LazyModule("chainrule._ops.shape.diagonals")
+    rearrange = LazyModule("chainrule._ops.shape.rearrange")
+    splitting = LazyModule("chainrule._ops.shape.splitting")
+    views = LazyModule("chainrule._ops.shape.views")
+    reduce_into = LazyModule("chainrule._ops.indexing.reduce_into")
+    scatters = LazyModule("chainrule._ops.shape.scatters")
+    strided = LazyModule("chainrule._ops.shape.strided")
+    inplace_views = LazyModule("chainrule._ops.shape.inplace_views")
 
 __all__ = ["ShapeIndexingMethods"]
 
@@ -36,10 +67,21 @@ class ShapeIndexingMethods:
     swapaxes = views.swapaxes
     swapdims = views.swapdims
     t = views.t
+    adjoint = inplace_views.adjoint
+    t_ = inplace_views.t_
+    transpose_ = inplace_views.transpose_
+    swapaxes_ = inplace_views.swapaxes_
+    swapdims_ = inplace_views.swapdims_
+    squeeze_ = inplace_views.squeeze_
+    unsqueeze_ = inplace_views.unsqueeze_
     permute = views.permute
     movedim = rearrange.movedim
     moveaxis = rearrange.moveaxis
     narrow = views.narrow
+    as_strided = strided.as_strided
+    as_strided_ = strided.as_strided_
+    as_strided_scatter = strided.as_strided_scatter
+    unfold = strided.unfold
     clone = views.clone
     contiguous = views.contiguous
     if TYPE_CHECKING:  # (what mypy infers for property(f) is Any)
@@ -52,9 +94,19 @@ class ShapeIndexingMethods:
         def mT(self) -> Tensor:
             """The last two dims swapped (a view)."""
 
+        @property
+        def H(self) -> Tensor:
+            """A matrix transposed (a view): its conjugate transpose, as it is real."""
+
+        @property
+        def mH(self) -> Tensor:
+            """The last two dims swapped (a view): the conjugate transpose of each matrix."""
+
     else:
         T = property(views.reversed_dims)
-        mT = property(views.matrix_transpose)
+        mT = property(inplace_views.matrix_transpose_checked)
+        H = property(inplace_views.conj_transpose)
+        mH = property(inplace_views.matrix_conj_transpose)
 
     # --- shape: rearranging, repeating, splitting ------------------------------------------
     flip = rearrange.flip_method
@@ -66,11 +118,15 @@ class ShapeIndexingMethods:
     repeat_interleave = rearrange.repeat_interleave
     tile = rearrange.tile_method
     split = splitting.split_method
+    split_with_sizes = splitting.split_with_sizes_method
     chunk = splitting.chunk
     tensor_split = splitting.tensor_split
     hsplit = splitting.hsplit
     vsplit = splitting.vsplit
     dsplit = splitting.dsplit
+    unsafe_split = splitting.unsafe_split_method
+    unsafe_chunk = splitting.unsafe_chunk_method
+    unsafe_split_with_sizes = splitting.unsafe_split_with_sizes
 
     # --- shape: diagonals and triangles ----------------------------------------------------
     diag = diagonals.diag
@@ -82,6 +138,10 @@ class ShapeIndexingMethods:
     tril_ = diagonals.tril_
     triu = diagonals.triu
     triu_ = diagonals.triu_
+    diagonal_scatter = scatters.diagonal_scatter
+    select_scatter = scatters.select_scatter
+    slice_scatter = scatters.slice_scatter
+    fill_diagonal_ = strided.fill_diagonal_
 
     # --- dtype conversion ------------------------------------------------------------------
     to = views.to
@@ -116,11 +176,15 @@ class ShapeIndexingMethods:
     unbind = getitem.unbind
     take = take_along.take
     take_along_dim = take_along.take_along_dim
+    put = take_along.put
+    put_ = take_along.put_
     gather = gather_scatter.gather
     scatter = gather_scatter.scatter
     scatter_ = gather_scatter.scatter_
     scatter_add = gather_scatter.scatter_add
     scatter_add_ = gather_scatter.scatter_add_
+    scatter_reduce = reduce_into.scatter_reduce
+    scatter_reduce_ = reduce_into.scatter_reduce_
     index_select = gather_scatter.index_select
     index_add = gather_scatter.index_add
     index_add_ = gather_scatter.index_add_
@@ -128,6 +192,8 @@ class ShapeIndexingMethods:
     index_copy_ = gather_scatter.index_copy_
     index_fill = gather_scatter.index_fill
     index_fill_ = gather_scatter.index_fill_
+    index_reduce = reduce_into.index_reduce
+    index_reduce_ = reduce_into.index_reduce_
     index_put = masked.index_put
     index_put_ = masked.index_put_
     masked_fill = masked.masked_fill
@@ -147,3 +213,4 @@ class ShapeIndexingMethods:
     new_zeros = creation.new_zeros
     new_ones = creation.new_ones
     new_empty = creation.new_empty
+    new_empty_strided = creation_data.new_empty_strided

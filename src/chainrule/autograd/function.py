@@ -17,7 +17,8 @@ from .._autograd import tangents as _tangents
 from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, node_watchers
 from .._backward.saved import RawSavedTensor, SavedTensor
 from .._creation import zeros, zeros_like
-from .._ops.inplace import LEAF_VIEW_INPLACE, check_multi_view, rebase_view
+from .._ops.inplace import LEAF_VIEW_INPLACE, rebase, remake_views
+from .._ops.view_errors import check_view_write
 from .._tensor import Tensor
 
 __all__ = [
@@ -235,6 +236,9 @@ class Function(metaclass=FunctionMeta):
         ctx._tensor_positions = positions
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         recording = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        inputs = [args[i] for i in positions]
+        # Where the inputs' gradients go, taken before the forward can write into them.
+        edges = [t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs]
         uses_setup = cls.setup_context is not Function.setup_context
         with grad_mode.no_grad(), _tangents._no_push():  # the Function's jvp gives tangents
             if uses_setup:
@@ -250,13 +254,18 @@ class Function(metaclass=FunctionMeta):
                 "output. The inputs that are modified inplace must all be outputs of the "
                 "Function."
             )
-        for t in ctx._dirty:  # the in-place change the forward made counts as one more
-            t._version_counter.value += 1
+        for t in ctx._dirty:
             if grad_mode.is_grad_enabled() and _no_grad_view_of_grad(t):
                 raise RuntimeError(LEAF_INPLACE_FUNCTION)
+            if recording and t.is_floating_point() and not _among(t, ctx._non_differentiable):
+                _check_dirty(t, len(raw))  # PyTorch checks the outputs it differentiates
+        for t in ctx._dirty:  # the in-place change the forward made counts as one more
+            t._version_counter.value += 1
         outputs = tuple(_own_output(o, args, ctx, recording) for o in raw)
         if recording:
-            _connect(ctx, [args[i] for i in positions], outputs, raw)
+            _connect(ctx, edges, inputs, outputs, raw)
+            for t in ctx._dirty:  # the other views of a written tensor now follow ctx
+                remake_views(t)
         else:
             ctx._saved = [_save(t, ()) for t in ctx._to_save]
         ctx._to_save = ()
@@ -340,10 +349,15 @@ def _own_output(out: Any, args: tuple[Any, ...], ctx: BackwardCFunction, recordi
 
 
 def _connect(
-    ctx: BackwardCFunction, inputs: list[Any], outputs: tuple[Any, ...], raw: tuple[Any, ...]
+    ctx: BackwardCFunction,
+    edges: list[tuple[Node | None, int]],
+    inputs: list[Any],
+    outputs: tuple[Any, ...],
+    raw: tuple[Any, ...],
 ) -> None:
-    """Make `outputs` (`raw`, what forward returned, after aliasing) outputs of `ctx`."""
-    ctx._next = tuple(t._gradient_edge() if t._requires_grad else (None, 0) for t in inputs)
+    """Make `outputs` (`raw`, what forward returned, after aliasing) outputs of `ctx`,
+    whose inputs' gradients go to `edges`."""
+    ctx._next = tuple(edges)
     ctx._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
     meta: list[tuple[Any, Any]] = []
     for nr, out in enumerate(outputs):
@@ -355,14 +369,11 @@ def _connect(
             continue
         if not out.is_floating_point():
             continue
-        dirty = _among(out, ctx._dirty)
-        if dirty:
-            _check_dirty(out)
-        out._grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
-        if dirty and out._base is not None:
-            # As an in-place op on a view: the base records that this region is now the
-            # Function's output (CopySlices), and the view takes its values from the base.
-            rebase_view(out, Tensor._make(out._data, True, ctx, nr))
+        if _among(out, ctx._dirty):
+            # As an in-place op: a written view puts ctx into its base (CopySlices).
+            rebase(out, Tensor._make(out._data, True, ctx, nr))
+        else:
+            out._grad_fn, out._output_nr, out._requires_grad = ctx, nr, True
     ctx._output_meta = tuple(meta)
     ctx._saved = [_save(t, outputs) for t in ctx._to_save]
     if node_watchers:
@@ -370,14 +381,17 @@ def _connect(
             watch(ctx, [o for o in outputs if isinstance(o, Tensor)])
 
 
-def _check_dirty(t: Tensor) -> None:
-    """What PyTorch refuses to see modified in place by a Function that records a graph."""
+def _check_dirty(t: Tensor, count: int) -> None:
+    """What PyTorch refuses to see modified in place by a Function that records a graph
+    and returns `count` outputs."""
+    check_view_write(t, records=True)
     base = t._base
-    if t._grad_fn is None and t._requires_grad:
+    if base is None and t._grad_fn is None and t._requires_grad:
         raise RuntimeError(LEAF_INPLACE_FUNCTION)
     if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError(LEAF_VIEW_INPLACE)
-    check_multi_view(t, records=True)
+    if base is not None and count > 1:
+        raise RuntimeError(_VIEW_WITH_OUTPUTS_MESSAGE)
 
 
 def _no_grad_view_of_grad(t: Tensor) -> bool:
@@ -388,6 +402,15 @@ def _no_grad_view_of_grad(t: Tensor) -> bool:
 
 
 LEAF_INPLACE_FUNCTION = "a leaf Variable that requires grad has been used in an in-place operation."
+_VIEW_WITH_OUTPUTS_MESSAGE = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your "
+    "Function cannot return more than one Tensor. This is not supported by the current "
+    "autograd engine. You should either make sure the input is not a view (using .clone() "
+    "for example) or make your Function only return one Tensor (potentially splitting it into "
+    "two Functions: one doing the inplace that returns a single Tensor and a second one that "
+    "does the other operations). You can ask on the forum https://discuss.pytorch.org/ if you "
+    "need help to do this change."
+)
 
 
 def _among(t: Any, items: Sequence[Any]) -> bool:

@@ -9,6 +9,7 @@ compare        eq, lt, ... (bool results), maximum, minimum, fmax, fmin, isclose
 bitwise        logical and bitwise ops, bit shifts
 division       div(rounding_mode=), floor_divide, remainder, fmod
 binary_math    atan2, hypot, copysign, xlogy, xlog1py, logaddexp, float_power, ldexp, ...
+number_theory  gcd, lcm (integers), frexp
 conditional    where
 ternary        lerp, addcmul, addcdiv
 inplace_forms  exp_, neg_, asinh_, ... (the in-place forms of the unary ops)
@@ -28,6 +29,7 @@ from . import (
     division,
     exp_log,
     inplace_forms,
+    number_theory,
     rounding,
     ternary,
     trig,
@@ -41,6 +43,7 @@ from .conditional import *  # noqa: F403
 from .division import *  # noqa: F403
 from .exp_log import *  # noqa: F403
 from .inplace_forms import *  # noqa: F403
+from .number_theory import *  # noqa: F403
 from .rounding import *  # noqa: F403
 from .ternary import *  # noqa: F403
 from .trig import *  # noqa: F403
@@ -55,6 +58,7 @@ __all__ = [
     *division.__all__,
     *exp_log.__all__,
     *inplace_forms.__all__,
+    *number_theory.__all__,
     *rounding.__all__,
     *ternary.__all__,
     *trig.__all__,

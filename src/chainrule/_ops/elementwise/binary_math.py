@@ -42,10 +42,12 @@ __all__ = [
     "heaviside",
     "hypot",
     "ldexp",
+    "ldexp_",
     "logaddexp",
     "logaddexp2",
     "nextafter",
     "xlogy",
+    "xlogy_",
 ]
 
 _LN2 = math.log(2.0)
@@ -348,9 +350,22 @@ ldexp = pair_op("ldexp", _ldexp_impl, "tensors", doc="input * 2**other (exact fo
 ldexp_method = pair_method("ldexp", _ldexp_impl, "tensors", doc=ldexp.__doc__)
 
 
-def ldexp_(self: Tensor, other: Tensor) -> Tensor:
-    """In-place `ldexp`: self * 2**other, written into self (a floating-point tensor)."""
+def ldexp_(input: Tensor, other: Tensor) -> Tensor:
+    """torch.ldexp_: input * 2**other, written into input (a floating-point tensor)."""
+    check_pair("ldexp_", input, other, "tensors")
+    return _ldexp_inplace(input, other)
+
+
+def ldexp_inplace_method(self: Tensor, other: Tensor) -> Tensor:
+    """`x.ldexp_(other)`: as torch.ldexp_, its errors naming `other` alone."""
     check_pair("ldexp_", self, other, "tensors", method=True)
+    return _ldexp_inplace(self, other)
+
+
+ldexp_inplace_method.__name__ = ldexp_inplace_method.__qualname__ = "ldexp_"
+
+
+def _ldexp_inplace(self: Tensor, other: Tensor) -> Tensor:
     if not self.dtype.is_floating_point:
         raise RuntimeError(
             f"ldexp can't be cast to the desired output type {scalar_name(self.dtype)}"

@@ -379,12 +379,12 @@ def _check_source(fn: str, input: Tensor, d: int, idx: np.ndarray, source: Tenso
         return
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(
-            f"index_add_(): self ({scalar_name(input)}) and source ({scalar_name(source)}) must "
+            f"{fn}(): self ({scalar_name(input)}) and source ({scalar_name(source)}) must "
             "have the same scalar type"
         )
     if idx.size != rows:
         raise RuntimeError(
-            f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+            f"{fn}(): Number of indices ({idx.size}) should be equal to source.size(dim): "
             f"({rows}), for dim: {d}"
         )
     if len(sshape) != len(shape) or any(
@@ -399,9 +399,9 @@ def _check_source(fn: str, input: Tensor, d: int, idx: np.ndarray, source: Tenso
 def _vector_index(fn: str, index: Any, ok: tuple[str, ...], message: str, exc: Any) -> np.ndarray:
     idx = require_index(index, ok, message, fn, exc=exc)
     if idx.ndim > 1:
-        if fn == "index_add_":
+        if fn in ("index_add_", "index_reduce_"):
             raise IndexError(
-                f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim} with "
+                f"{fn}(): Index is supposed to be a vector, but got dim: {idx.ndim} with "
                 f"type: {scalar_name(index)} and size: {list(index.shape)}"
             )
         if fn == "index_copy_":

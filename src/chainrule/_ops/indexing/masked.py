@@ -21,6 +21,7 @@ from .getitem import index_key
 __all__ = [
     "argwhere",
     "index_put",
+    "index_put_",
     "masked_fill",
     "masked_scatter",
     "masked_select",

@@ -1,44 +1,73 @@
-"""Taking elements by index: take (from the flattened tensor) and take_along_dim (gather
-with broadcasting).
+"""Taking elements by index: take (from the flattened tensor), its inverse put, and
+take_along_dim (gather with broadcasting).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ... import _strides
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
 from ..primitive import Primitive, wrap_dim
 from ..shape.views import expand
-from .common import require_index
+from .common import inplace_method, require_index, zeros_of
 
-__all__ = ["take", "take_along_dim"]
+__all__ = ["put", "take", "take_along_dim"]
 
-_put_accumulate = Primitive(  # the gradient of take: PyTorch's put_(accumulate=True) into zeros
+
+def _put_forward(
+    a: np.ndarray, index: np.ndarray, source: np.ndarray, accumulate: bool, **_: Any
+) -> Any:
+    flat = a.reshape(-1).copy()  # the elements in PyTorch's (row-major) order
+    if accumulate:
+        np.add.at(flat, index.reshape(-1), source.reshape(-1))  # repeats add up
+    else:
+        flat[index.reshape(-1)] = source.reshape(-1)
+    return flat.reshape(a.shape)
+
+
+# Also the gradient of take: put(accumulate=True) into zeros, as PyTorch computes it.
+_put = Primitive(
     "PutBackward0",
-    lambda g, index, self_sizes: _put_forward(g, index, self_sizes),
-    inputs=("grad", "index"),
-    grads=(lambda g, n: take(g, n.index), None),
-    formulas=("take(grad, index)", None),
+    _put_forward,
+    inputs=("self", "index", "source"),
+    grads=(
+        lambda g, n: g if n.accumulate else put(g, n.index, zeros_of(g, n.source_sizes)),
+        None,
+        lambda g, n: take(g, n.index).reshape(n.source_sizes),
+    ),
+    formulas=(
+        "grad, with zeros at the flat positions index unless accumulate = {accumulate}",
+        None,
+        "take(grad, index)",
+    ),
     tangent="linear",
+    layout=_strides.like_first,
 )
-
-
-def _put_forward(g: np.ndarray, index: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    out = np.zeros(int(np.prod(shape)), dtype=g.dtype)
-    np.add.at(out, index.reshape(-1), g.reshape(-1))
-    return out.reshape(shape)
 
 
 _take = Primitive(
     "TakeBackward0",
     lambda a, index, **_: np.take(a, index),
     inputs=("self", "index"),
-    grads=(lambda g, n: _put_accumulate(g, n.index, self_sizes=n.self_sizes), None),
+    grads=(lambda g, n: put(zeros_of(g, n.self_sizes), n.index, g, accumulate=True), None),
     formulas=("zeros of shape {in_shape} with grad added at the flat positions index", None),
     tangent="linear",
 )
+
+
+def _check_flat_bounds(idx: np.ndarray, n: int) -> None:
+    """PyTorch's error for the first flat position outside `[-n, n)`."""
+    bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        value = int(idx.ravel()[np.argmax(bad.ravel())])
+        raise IndexError(
+            f"out of range: tried to access index {value} on a tensor of {n} elements."
+        )
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
@@ -48,13 +77,39 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         message += scalar_name(index)
     idx = require_index(index, ("int64",), message, "take")
     n = input.numel()
-    bad = (idx < -n) | (idx >= n)
-    if bad.any():
-        value = int(idx.ravel()[np.argmax(bad.ravel())])
-        raise IndexError(
-            f"out of range: tried to access index {value} on a tensor of {n} elements."
-        )
+    _check_flat_bounds(idx, n)
     return _take(input, index, self_sizes=tuple(input.shape))
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of `input` with `source`'s elements written (or added, with `accumulate`) at
+    the flat positions `index` (negative counts from the end)."""
+    if not isinstance(source, Tensor):
+        raise TypeError(
+            f"put(): argument 'source' (position 2) must be Tensor, not {type(source).__name__}"
+        )
+    message = "put_(): Expected a long tensor for index, but got "
+    if isinstance(index, Tensor):
+        message += scalar_name(index)
+    idx = require_index(index, ("int64",), message, "put")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            "put_(): self and source expected to have the same dtype, but got self.dtype = "
+            f"{scalar_name(input)} and source.dtype = {scalar_name(source)}"
+        )
+    if idx.size != source.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source.numel()}, index.numel() = {idx.size}"
+        )
+    n = input.numel()
+    if n == 0 and idx.size:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    _check_flat_bounds(idx, n)
+    return _put(input, index, source, accumulate=bool(accumulate), source_sizes=source._data.shape)
+
+
+put_ = inplace_method("put_", put)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:

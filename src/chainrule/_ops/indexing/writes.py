@@ -1,4 +1,5 @@
-"""Writing into a tensor: `x[index] = value`, `copy_`, `fill_` and `zero_`.
+"""Writing into a tensor: `x[index] = value`, `copy_`, `fill_` and `zero_`; and `fill`,
+a filled copy, with the torch.* forms of `detach` and `detach_`.
 
 Each goes through the one in-place path (`_ops/inplace.py`), which rebases the
 graph after the write.
@@ -12,22 +13,24 @@ import numpy as np
 
 from ... import _dtype
 from ..._autograd import grad_mode
+from ..._strides import like_first
 from ..._tensor import Tensor
 from ..inplace import (
     LEAF_VIEW_INPLACE,
     apply_inplace,
     bump_version,
-    check_multi_view,
     check_writable,
     into_base,
     puts_in_place,
     update_tangent,
 )
 from ..primitive import Primitive
+from ..view_errors import check_view_write
 from ..view_tracking import index_key
 from .masked import index_put_node
 
-__all__: list[str] = []  # Tensor methods only (x[i] = v, x.copy_(y), ...)
+# torch's functions; the rest are Tensor methods only (x[i] = v, x.copy_(y), ...)
+__all__ = ["detach", "detach_", "fill", "fill_", "zero_"]
 
 
 def _writes_view(key: tuple[Any, ...]) -> bool:
@@ -87,7 +90,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
     else:
         src = Tensor._make(np.asarray(value, dtype=t._data.dtype))
     if grad_mode.is_grad_enabled() and src._requires_grad:
-        check_multi_view(t, records=True)
+        check_view_write(t, records=True)
     _check_put(t, key, src)
     try:
         t._data[key] = src._data
@@ -107,7 +110,7 @@ def setitem(t: Tensor, index: Any, value: Any) -> None:
         else:
             base, view_fn = t._base, t._view_fn
             assert view_fn is not None
-            keep = np.ones(base._data.shape, dtype=base._data.dtype)
+            keep = np.ones_like(base._data)  # laid out as the base: see inplace_views
             view_fn(Tensor._make(keep))._data[key] = 0
             into_base(base, src, lambda b: view_fn(b)[index], keep)
     update_tangent(t, src, key)
@@ -147,19 +150,59 @@ _copy = Primitive(
 )
 
 
+# Out of place, PyTorch's nodes for a number and for a 0-d tensor value; the result is laid
+# out as the input.
+_filled = Primitive(
+    "FillBackward0",
+    lambda a, value: np.full_like(a, value),
+    grads=(lambda g, n: g * 0,),
+    formulas=("0",),
+    tangent="elementwise",
+    layout=like_first,
+)
+_filled_tensor = Primitive(
+    "FillBackward1",
+    lambda a, value: np.full_like(a, value),
+    inputs=("self", "value"),
+    grads=(lambda g, n: g * 0, lambda g, n: g.sum()),
+    formulas=("0", "Σ grad"),
+    layout=like_first,
+)
+
+
 def zero_(self: Tensor) -> Tensor:
     return apply_inplace(self, _zero)
 
 
+def _check_value(value: Any) -> None:
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{value.ndim} dimensions."
+        )
+
+
 def fill_(self: Tensor, value: Any) -> Tensor:
+    _check_value(value)
     if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError(
-                "fill_ only supports 0-dimension value tensor but got tensor with "
-                f"{value.ndim} dimensions."
-            )
         return apply_inplace(self, lambda old: _fill_tensor(old, value))
     return apply_inplace(self, lambda old: _fill(old, value=value))
+
+
+def fill(input: Tensor, value: Any) -> Tensor:
+    """A tensor like `input` (its shape, dtype and layout) holding `value` everywhere."""
+    _check_value(value)
+    if isinstance(value, Tensor):
+        return _filled_tensor(input, value)
+    return _filled(input, value=value)
+
+
+def detach(input: Tensor) -> Tensor:
+    return input.detach()
+
+
+def detach_(input: Tensor) -> Tensor:
+    return input.detach_()
 
 
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:

@@ -247,7 +247,7 @@ def cholesky_ex(
 _warned: set[str] = set()
 
 
-def _warn_once(key: str, message: str) -> None:
+def warn_once(key: str, message: str) -> None:
     """PyTorch's deprecation warnings are shown once per process."""
     if key not in _warned:
         _warned.add(key)
@@ -256,7 +256,7 @@ def _warn_once(key: str, message: str) -> None:
 
 def cholesky(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
     """The deprecated torch.cholesky: linalg.cholesky under its old name and messages."""
-    _warn_once(
+    warn_once(
         "cholesky",
         "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
         "a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
@@ -337,7 +337,7 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
 
 def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
     """The deprecated torch.qr: `some` chooses the reduced (True) or complete factorization."""
-    _warn_once(
+    warn_once(
         "qr",
         "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
         "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "

@@ -7,6 +7,7 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Primitive
+from ..shape.inplace_views import squeeze_
 from ..shape.views import transposed, unsafe_view
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
@@ -79,15 +80,6 @@ _matmul = Primitive(
         "selfᵀ · grad, summed over broadcast batch dims",
     ),
     tangent="multilinear",
-)
-# matmul of a vector by a matrix drops the dim it added, as PyTorch's node says (a copy
-# for a vector and a batch: unsafe_view).
-_drop_row = Primitive(
-    "SqueezeBackward4",
-    lambda a: a[0],
-    grads=(lambda g, n: g.unsqueeze(0),),
-    formulas=("grad unsqueezed back to {in_shape}",),
-    tangent="linear",
 )
 
 
@@ -190,7 +182,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if da == 2 and db == 1:
         return mv(input, other)
     if da == 1 and db == 2:
-        return _drop_row(mm(input.unsqueeze(0), other))
+        return squeeze_(mm(input.unsqueeze(0), other), 0)  # as PyTorch: in place
     if da == 2 and db == 2:
         return mm(input, other)
     a = input.unsqueeze(0) if da == 1 else input

@@ -93,12 +93,11 @@ def matrix_norm(
     if ord in ("nuc", 2, -2):
         if A._data.dtype == np.float16:
             raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
-        rest = [d for d in range(A.ndim) if d not in (d0, d1)]
-        s = svdvals(A.permute(*rest, d0, d1))
+        order = [*(d for d in range(A.ndim) if d not in (d0, d1)), d0, d1]
+        s = svdvals(A.permute(*order))
         out_ = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
-        if keepdim:
-            for d in sorted((d0, d1)):
-                out_ = out_.unsqueeze(d)
+        if keepdim:  # as PyTorch: two new last dims, permuted back where d0 and d1 were
+            out_ = out_.unsqueeze(-1).unsqueeze(-1).permute(*np.argsort(order).tolist())
         return out_
     # 1: the largest column sum of |A| (sum over d0, then max over d1); inf: rows.
     first, second = (d0, d1) if abs(ord) == 1 else (d1, d0)

@@ -279,13 +279,25 @@ def _check_broadcastable(input: Tensor, shape: tuple[int, ...]) -> None:
     Tensor._make(input._data).expand(shape)
 
 
-def _check_same_dtype(a: Tensor, b: Tensor, c: Tensor) -> None:
-    for x, y in ((b, c), (a, b)):
-        if x._data.dtype != y._data.dtype:
-            raise RuntimeError(
-                f"mat1 and mat2 must have the same dtype, but got {scalar_name(x)} and "
-                f"{scalar_name(y)}"
-            )
+def _check_same_dtype(op: str, input: Tensor, b: Tensor, c: Tensor) -> None:
+    """PyTorch's check that an add-product's three tensors share a dtype, in `op`'s words."""
+    if input._data.dtype == b._data.dtype == c._data.dtype:
+        return
+    if op == "addmv":
+        names = ", ".join(scalar_name(t) for t in (input, b))
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {names}, and {scalar_name(c)}"
+        )
+    if op == "baddbmm":
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {c_type_name(input)}, batch1: "
+            f"{c_type_name(b)}, batch2: {c_type_name(c)}"
+        )
+    first, name = (b, "mat1") if b._data.dtype != c._data.dtype else (input, "self")
+    raise RuntimeError(
+        f"{name} and mat2 must have the same dtype, but got {scalar_name(first)} and "
+        f"{scalar_name(c)}"
+    )
 
 
 def addmm(
@@ -298,7 +310,7 @@ def addmm(
     (n, k), (k2, p) = mat1._data.shape, mat2._data.shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
-    _check_same_dtype(input, mat1, mat2)
+    _check_same_dtype("addmm", input, mat1, mat2)
     _check_broadcastable(input, (n, p))
     return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
 
@@ -315,7 +327,7 @@ def addmv(
     if k != k2 or (input.ndim == 1 and input._data.shape[0] not in (1, n)):
         size = input._data.shape[0] if input.ndim else 1
         raise RuntimeError(f"size mismatch, got input ({size}), mat ({n}x{k}), vec ({k2})")
-    _check_same_dtype(input, mat, vec)
+    _check_same_dtype("addmv", input, mat, vec)
     return _addmv(input, mat, vec, beta=beta, alpha=alpha)
 
 
@@ -343,7 +355,7 @@ def baddbmm(
             f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but "
             f"got: [{batch2._data.shape[0]}, {batch2._data.shape[1]}]."
         )
-    _check_same_dtype(input, batch1, batch2)
+    _check_same_dtype("baddbmm", input, batch1, batch2)
     _check_broadcastable(input, (b, n, p))
     return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
 
@@ -364,7 +376,7 @@ def addbmm(
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b} and {b2}")
     if k != k2:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{k} and {k2}x{p})")
-    _check_same_dtype(input, batch1, batch2)
+    _check_same_dtype("addbmm", input, batch1, batch2)
     _check_broadcastable(input, (n, p))
     return _addbmm(input, batch1, batch2, beta=beta, alpha=alpha)
 

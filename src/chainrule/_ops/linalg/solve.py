@@ -116,7 +116,7 @@ def solve_ex(
     )
 
 
-def _triangular_forward(
+def triangular_forward(
     a: np.ndarray, b: np.ndarray, upper: bool, left: bool, unitriangular: bool
 ) -> np.ndarray:
     a = np.triu(a) if upper else np.tril(a)
@@ -150,7 +150,7 @@ def _triangular_grad_a(g: Tensor, a: Tensor, x: Tensor, n: Any) -> Tensor:
 
 _solve_triangular = Primitive(
     "LinalgSolveTriangularBackward0",
-    _triangular_forward,
+    triangular_forward,
     inputs=("self", "B"),
     grads=(
         lambda g, n: _triangular_grad_a(g, n.self, n.result, n),

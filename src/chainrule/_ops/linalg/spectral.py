@@ -125,6 +125,7 @@ _svd = Primitive(
     outputs=("U", "S", "Vh"),
     grads=(lambda g, n: _svd_grad(g, n.U, n.S, n.Vh, n.full_matrices),),
     formulas=("grad[0], grad[1], grad[2] (of U, S, Vh) taken back through self = U diag(S) Vh",),
+    layout=(column_major, contiguous_array, column_major),  # LAPACK's U and Vh, by columns
 )
 
 

@@ -59,7 +59,7 @@ def _size_along(input: Tensor, d: int) -> int:
 
 # PyTorch records the overload with a `stable` argument as SortBackward1.
 # Sorted values and their indices are laid out as the input is.
-_sort_values = selecting("SortBackward0", layout=like_first)
+sort_values = selecting("SortBackward0", layout=like_first)
 _stable_sort_values = selecting("SortBackward1", layout=like_first)
 _SIGNATURES = {
     False: (
@@ -93,7 +93,7 @@ def _sort(
     order = stable_order(input._data, d, descending)
     if name == "argsort":
         return index_tensor(order, d, keepdim=True, like=input._data)
-    values = (_stable_sort_values if stable else _sort_values)(input, order, d)
+    values = (_stable_sort_values if stable else sort_values)(input, order, d)
     return return_types.sort((values, index_tensor(order, d, keepdim=True, like=input._data)))
 
 

@@ -1,5 +1,6 @@
 """Shape ops that bring several tensors to one shape: broadcast_tensors, meshgrid,
-cartesian_prod, and the flattening ones (ravel, diagflat), composed of views as in PyTorch."""
+cartesian_prod, and the flattening ones (ravel, diagflat), composed of views as in PyTorch;
+and block_diag, its own node (BlockDiagBackward0) as in PyTorch."""
 
 from __future__ import annotations
 
@@ -9,13 +10,17 @@ from typing import Any
 
 import numpy as np
 
+from ... import _dtype
 from ..._size import Size
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes as _broadcast
+from ..primitive import Primitive, tangents_or_zeros
+from ..view_tracking import slice_dim
 from .diagonals import diag_embed
 from .views import expand, reshape, stack, view
 
 __all__ = [
+    "block_diag",
     "broadcast_shapes",
     "broadcast_tensors",
     "cartesian_prod",
@@ -117,3 +122,66 @@ def ravel(input: Tensor) -> Tensor:
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A square matrix with the flattened `input` on its `offset` diagonal."""
     return diag_embed(view(input.contiguous(), -1), offset)
+
+
+# --- block_diag -------------------------------------------------------------------------------
+
+
+def _as_block(shape: tuple[int, ...]) -> tuple[int, int]:
+    """A tensor's block: a number is 1x1, a vector one row."""
+    return (1, 1) if len(shape) == 0 else (1, shape[0]) if len(shape) == 1 else shape  # type: ignore[return-value]
+
+
+def _corners(shapes: Sequence[tuple[int, ...]]) -> list[tuple[int, int]]:
+    """Where each block's top-left corner sits in the result."""
+    blocks = [_as_block(s) for s in shapes]
+    rows = np.cumsum([0] + [b[0] for b in blocks])
+    cols = np.cumsum([0] + [b[1] for b in blocks])
+    return [(int(r), int(c)) for r, c in zip(rows, cols, strict=False)]
+
+
+def _block_diag_forward(arrays: list[np.ndarray], dt: np.dtype, **_: Any) -> np.ndarray:
+    corners = _corners([a.shape for a in arrays])
+    out = np.zeros(corners[-1], dt)
+    for a, (r, c) in zip(arrays, corners, strict=False):
+        rows, cols = _as_block(a.shape)
+        out[r : r + rows, c : c + cols] = a.reshape(rows, cols)
+    return out
+
+
+def _block_of(g: Tensor, n: Any, i: int) -> Tensor:
+    """The part of grad that input i filled, in the input's shape."""
+    (r, c), shape = _corners(n.shapes)[i], n.shapes[i]
+    rows, cols = _as_block(shape)
+    return reshape(slice_dim(slice_dim(g, 0, r, r + rows), 1, c, c + cols), shape)
+
+
+_block_diag: Primitive = Primitive(
+    "BlockDiagBackward0",
+    _block_diag_forward,
+    inputs=("tensors",),
+    grads=(_block_of,),  # type: ignore[arg-type]
+    formulas=("the block of grad that tensors[{i}] filled",),
+    variadic=True,
+    tangent=lambda ts, p: _block_diag(*tangents_or_zeros(ts, p.tensors), dt=p.dt, shapes=p.shapes),
+)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors as blocks along a diagonal (a number is a 1x1 block, a vector a row),
+    zeros elsewhere; of the dtype they promote to."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+        if t.ndim > 2:
+            raise RuntimeError(
+                "torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                f"Input {i} has {t.ndim} dimensions"
+            )
+    if not tensors:
+        return Tensor._make(np.zeros((1, 0), _dtype.get_default_dtype().np))
+    dt = _dtype.result_type(*tensors)  # a 0-d tensor counts less, as in elementwise ops
+    shapes = tuple(t._data.shape for t in tensors)
+    return _block_diag(*tensors, dt=dt.np, shapes=shapes)

@@ -14,12 +14,20 @@ import numpy as np
 
 from ... import _dtype, _strides
 from ..._tensor import Tensor
-from ..elementwise.binary_common import Binary, check_pair, float_result, not_implemented_for
+from ..elementwise.binary_common import (
+    Binary,
+    check_pair,
+    float_result,
+    inplace_pair_op,
+    not_implemented_for,
+    pair_method,
+    pair_op,
+)
 from ..elementwise.exp_log import exp
 from ..quiet import quietly
 from . import kernels as sm
 
-__all__: list[str] = []  # torch.special's names only: see chainrule.special
+__all__ = ["igamma", "igammac"]  # torch's names; torch.special's are in chainrule.special
 
 # --- kernels --------------------------------------------------------------------------------
 
@@ -169,13 +177,22 @@ def _zeta_of(x: Tensor, q: Tensor) -> Tensor:
     return _zeta(x, q, float_result(_dtype.result_type(x, q)))
 
 
-def _gamma_op(name: str, aten: str, prim: Binary, doc: str) -> Any:
-    def op(input: Tensor, other: Tensor) -> Tensor:
-        check_pair(f"special_{name}", input, other, "tensors")
+def _gamma_impl(aten: str, prim: Binary) -> Any:
+    def impl(input: Tensor, other: Tensor) -> Tensor:
         dt = _dtype.result_type(input, other)
         if not dt.is_floating_point:
             raise not_implemented_for(f"{aten}_cpu", dt)
         return prim(input, other, dt)
+
+    return impl
+
+
+def _gamma_op(name: str, aten: str, prim: Binary, doc: str) -> Any:
+    impl = _gamma_impl(aten, prim)
+
+    def op(input: Tensor, other: Tensor) -> Tensor:
+        check_pair(f"special_{name}", input, other, "tensors")
+        return impl(input, other)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
@@ -194,6 +211,16 @@ gammaincc = _gamma_op(
     _igammac,
     "The regularized upper incomplete gamma function Q(input, other) = 1 - P.",
 )
+
+# torch.igamma and torch.igammac: the same functions under their own names (and methods).
+_igamma_impl = _gamma_impl("igamma", _igamma)
+_igammac_impl = _gamma_impl("igammac", _igammac)
+igamma = pair_op("igamma", _igamma_impl, "tensors", doc=gammainc.__doc__)
+igamma_method = pair_method("igamma", _igamma_impl, "tensors", doc=gammainc.__doc__)
+igamma_ = inplace_pair_op("igamma", _igamma_impl, "tensors")
+igammac = pair_op("igammac", _igammac_impl, "tensors", doc=gammaincc.__doc__)
+igammac_method = pair_method("igammac", _igammac_impl, "tensors", doc=gammaincc.__doc__)
+igammac_ = inplace_pair_op("igammac", _igammac_impl, "tensors")
 
 _ZETA_SIGNATURES = [
     "Tensor input, Tensor other, *, Tensor out = None",

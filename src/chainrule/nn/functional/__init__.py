@@ -1,6 +1,7 @@
 """`chainrule.nn.functional`: activations, attention, losses, convolutions, pooling,
 normalisation."""
 
+from ..._ops.keywords import accept_in as _accept_in
 from ._activation import *  # noqa: F403
 from ._activation_rrelu import *  # noqa: F403
 from ._activation_smooth import *  # noqa: F403
@@ -14,6 +15,8 @@ from ._distance import *  # noqa: F403
 from ._dropout import *  # noqa: F403
 from ._embedding import *  # noqa: F403
 from ._embedding_bag import *  # noqa: F403
+from ._fractional_pool import *  # noqa: F403
+from ._grid_sample import *  # noqa: F403
 from ._linear import *  # noqa: F403
 from ._loss import *  # noqa: F403
 from ._loss_ctc import *  # noqa: F403
@@ -31,4 +34,9 @@ from ._pool import *  # noqa: F403
 from ._pool3d import *  # noqa: F403
 from ._pool_lp import *  # noqa: F403
 from ._sampling import *  # noqa: F403
+from ._torch_forms import _TWINS as _TWINS
 from ._unpool import *  # noqa: F403
+
+# These are the very functions torch.* binds too (as in PyTorch), so they take the spellings
+# PyTorch's parser gives torch.* ops (`axis=`, `keepdims=`, `out=`).
+_accept_in(globals(), "torch", _TWINS)

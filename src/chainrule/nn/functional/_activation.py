@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..._dtype import scalar_name
+from ..._ops.elementwise.binary_common import is_number, require_tensors
 from ..._ops.elementwise.clamping import relu as _relu_op
 from ..._ops.elementwise.conditional import where
 from ..._ops.elementwise.exp_log import sigmoid, stable_sigmoid
@@ -273,10 +274,27 @@ _hardshrink = Primitive(
 )
 
 
+def _check_lambd(value: Any, position: int) -> None:
+    if not is_number(value):
+        raise TypeError(
+            f"hardshrink(): argument 'lambd' (position {position}) must be Number, not "
+            f"{type(value).__name__}"
+        )
+
+
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input, and 0 within [-lambd, lambd]."""
+    require_tensors("hardshrink", input=input)
+    _check_lambd(lambd, 2)
     float_only(input, "hardshrink_cpu")
     return _hardshrink(input, lambd=lambd)
+
+
+def hardshrink_method(self: Tensor, lambd: float = 0.5) -> Tensor:
+    """`x.hardshrink(lambd)`: as `hardshrink`, its errors counting from `lambd`."""
+    _check_lambd(lambd, 1)
+    float_only(self, "hardshrink_cpu")
+    return _hardshrink(self, lambd=lambd)
 
 
 # --- prelu, glu ---------------------------------------------------------------------------
@@ -308,6 +326,21 @@ _prelu = Primitive(
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """input where positive, else weight * input (one weight, or one per channel, dim 1)."""
+    require_tensors("prelu", input=input, weight=weight)
+    return _prelu_checked(input, weight)
+
+
+def prelu_method(self: Tensor, weight: Tensor) -> Tensor:
+    """`x.prelu(weight)`: as `prelu`, its errors naming `weight` alone."""
+    require_tensors("prelu", weight=weight)
+    return _prelu_checked(self, weight)
+
+
+hardshrink_method.__name__ = hardshrink_method.__qualname__ = "hardshrink"
+prelu_method.__name__ = prelu_method.__qualname__ = "prelu"
+
+
+def _prelu_checked(input: Tensor, weight: Tensor) -> Tensor:
     float_only(input, "prelu_cpu")
     if weight._data.dtype != input._data.dtype:
         raise RuntimeError(

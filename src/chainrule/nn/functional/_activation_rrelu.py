@@ -18,20 +18,24 @@ from ..._ops.inplace import apply_inplace
 from ..._ops.primitive import Primitive
 from ..._strides import contiguous_array
 from ..._tensor import Tensor
-from ...random import default_generator
+from ...random import Generator, default_generator
 from ._common import NEGATIVE_SLOPE_INPLACE, float_only
 
 __all__ = ["rrelu", "rrelu_"]
 
 
-def _draw_noise(data: np.ndarray, lower: float, upper: float) -> np.ndarray:
+def _draw_noise(
+    data: np.ndarray, lower: float, upper: float, generator: Generator | None
+) -> np.ndarray:
     """The slope of each element: 1 where positive, else uniform on [lower, upper]."""
     # PyTorch computes in float32 for every narrower type, bounds included.
     work = np.float64 if data.dtype == np.float64 else np.float32
     low, high = float(work(lower)), float(work(upper))
     flat = data.reshape(-1)
     at_most_zero = flat <= 0
-    unit = default_generator._uniform((int(at_most_zero.sum()),), 0.0, 1.0, np.float64)
+    unit = (generator or default_generator)._uniform(
+        (int(at_most_zero.sum()),), 0.0, 1.0, np.float64
+    )
     # A plain multiply-add in double (not fused), then rounded to the working type.
     slopes = (unit * (high - low) + low).astype(work)
     noise = np.ones(flat.shape, dtype=work)
@@ -96,21 +100,38 @@ def rrelu(
 ) -> Tensor:
     """input where positive, else a * input: a uniform on [lower, upper] per element in
     training, (lower + upper) / 2 otherwise."""
+    return rrelu_with_noise(input, lower, upper, training, inplace, None)
+
+
+def rrelu_(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    generator: Generator | None = None,
+) -> Tensor:
+    return rrelu_with_noise(input, lower, upper, training, True, generator)
+
+
+def rrelu_with_noise(
+    input: Tensor,
+    lower: float,
+    upper: float,
+    training: bool,
+    inplace: bool,
+    generator: Generator | None,
+) -> Tensor:
+    """rrelu, its slopes drawn from `generator` (the default one when None)."""
     float_only(input, "rrelu_with_noise_out_cpu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     data = input._data
     if training:
-        noise = Tensor._make(_draw_noise(data, lower, upper).astype(data.dtype, copy=False))
+        drawn = _draw_noise(data, lower, upper, generator)
+        noise = Tensor._make(drawn.astype(data.dtype, copy=False))
     else:  # unused outside training (PyTorch leaves it uninitialised)
         noise = Tensor._make(np.zeros(data.shape, dtype=data.dtype))
     params = {"noise": noise, "lower": lower, "upper": upper, "training": training}
     if inplace:
         return apply_inplace(input, lambda old: _rrelu_result(old, **params))
     return _rrelu(input, **params)
-
-
-def rrelu_(
-    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
-) -> Tensor:
-    return rrelu(input, lower, upper, training, inplace=True)

@@ -453,5 +453,5 @@ def group_norm(
                 f"input, but got {name} of shape {shape_list(t.shape)} and input of shape "
                 f"{shape_list(shape)}"
             )
-    _check_float("group_norm", input, weight, bias)
+    _check_float("GroupNormKernelImpl", input, weight, bias)
     return _group_norm(input, weight, bias, groups=num_groups, eps=eps)

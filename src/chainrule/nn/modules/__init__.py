@@ -165,6 +165,10 @@ from .pooling import (
     MaxUnpool2d,
     MaxUnpool3d,
 )
+from .pooling_fractional import (
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
+)
 from .rnn import (
     GRU,
     LSTM,
@@ -245,6 +249,8 @@ __all__ = [
     "FeatureAlphaDropout",
     "Flatten",
     "Fold",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "GRUCell",
     "GaussianNLLLoss",
     "GroupNorm",

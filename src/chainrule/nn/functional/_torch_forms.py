@@ -1,0 +1,158 @@
+"""The `torch.*` forms of nn.functional ops whose signature differs from `F`'s.
+
+PyTorch binds most of these twins once, so `torch.conv1d is F.conv1d` (the package
+root re-exports those). The ones here are PyTorch's native ops, which `F` wraps in
+Python: they take no `inplace=` or `return_indices=`, and take the arguments the
+native op has (`cudnn_enable`, `generator`, a `()` stride), checked as the native op
+checks them. They are not part of `F`'s names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..._tensor import Tensor
+from ...random import Generator
+from . import (
+    _activation,
+    _activation_rrelu,
+    _activation_smooth,
+    _norm,
+    _norm_composed,
+    _pool,
+    _pool3d,
+)
+
+__all__ = [
+    "celu",
+    "group_norm",
+    "layer_norm",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "rms_norm",
+    "rrelu",
+    "selu",
+    "threshold",
+]
+
+# The nn.functional ops PyTorch binds once, as `torch.<name>` and `F.<name>`.
+_TWINS = (
+    "adaptive_avg_pool1d",
+    "avg_pool1d",
+    "bilinear",
+    "celu_",
+    "channel_shuffle",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "cosine_similarity",
+    "hardshrink",
+    "pairwise_distance",
+    "pdist",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "prelu",
+    "rrelu_",
+    "selu_",
+    "threshold_",
+)
+
+
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _activation_smooth.celu(input, alpha)
+
+
+def selu(input: Tensor) -> Tensor:
+    return _activation_smooth.selu(input)
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _activation.threshold(input, threshold, value)
+
+
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    generator: Generator | None = None,
+) -> Tensor:
+    return _activation_rrelu.rrelu_with_noise(input, lower, upper, training, False, generator)
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+    cudnn_enable: bool = True,
+) -> Tensor:
+    """F.layer_norm; `cudnn_enable` picks a GPU kernel, so it changes nothing here."""
+    return _norm.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+    cudnn_enabled: bool = True,
+) -> Tensor:
+    """F.group_norm, with the native op's checks of the group count and the channel dim."""
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if input.ndim < 2:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
+            f"{max(input.ndim, 1) - 1}], but got 1)"
+        )
+    return _norm.group_norm(input, num_groups, weight, bias, eps)
+
+
+def rms_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    return _norm_composed.rms_norm(input, normalized_shape, weight, eps)
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = (),
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+) -> Tensor:
+    return _pool.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = (),
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+) -> Tensor:
+    return _pool.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = (),
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+) -> Tensor:
+    return _pool3d.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)

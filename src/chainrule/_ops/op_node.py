@@ -168,10 +168,10 @@ class OpNode(Node):
         """Saved value `name` in the general form (a lean one is converted, in its slot)."""
         value = self._stored(name)
         kind = type(value)
-        if kind is Tensor:
-            value = SavedTensor.kept(value, None, value._version_counter, False, 0)
-        elif kind is np.ndarray:
+        if kind is np.ndarray:
             value = SavedTensor.kept(None, value, self._out_version, True, 0)
+        elif isinstance(value, Tensor):  # (its class may have been retagged since)
+            value = SavedTensor.kept(value, None, value._version_counter, False, 0)
         else:
             return value
         setattr(self, self._prim.slots[name], value)
@@ -198,19 +198,19 @@ class OpNode(Node):
     def _unpack(self, name: str, value: Any) -> Any:
         """A saved value as the rules see it: a tensor, or a variadic op's tuple of them."""
         kind = type(value)
-        if kind is Tensor:  # lean: an input saved at version 0
-            counter = value._vc
-            if counter is None or not counter.value:
-                return value
-        elif kind is np.ndarray:  # lean: this node's own output, saved at version 0
+        if kind is SavedTensor:
+            return value.unpack(self)
+        if kind is np.ndarray:  # lean: this node's own output, saved at version 0
             if not self._out_version.value:
                 if value.dtype.kind != "f":  # integer outputs (indices) are outside the graph
                     return Tensor._make(value)
                 return Tensor._make(value, True, self, 0)
         elif kind is list:
             return tuple([s.unpack(self) for s in value])
-        else:
-            return value.unpack(self)
+        else:  # lean: an input saved at version 0 (a Tensor, or a subclass it became since)
+            counter = value._vc
+            if counter is None or not counter.value:
+                return value
         return self._general(name).unpack(self)  # written in place since: its error
 
     def __getattr__(self, name: str) -> Any:
@@ -320,15 +320,15 @@ class OpNode(Node):
         """A saved tensor's array, for the array rules (checked as `node.<name>` is)."""
         value: Any = getattr(self, self._prim.slots[name], None)
         kind = type(value)
-        if kind is Tensor:
+        if kind is SavedTensor:
+            return value.array(self)
+        if kind is np.ndarray:
+            if not self._out_version.value:
+                return value
+        elif value is not None:  # lean: an input (a Tensor, or a subclass it became since)
             counter = value._vc
             if counter is None or not counter.value:
                 return value._data
-        elif kind is np.ndarray:
-            if not self._out_version.value:
-                return value
-        elif kind is SavedTensor:
-            return value.array(self)
         return self.__getattr__(name)._data
 
     def _release(self) -> None:

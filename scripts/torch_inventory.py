@@ -48,9 +48,6 @@ COMPILER = "compilers, TorchScript, vmap and symbolic shapes: chainrule runs eag
 MEMORY = "storage, memory and sharing between processes: a chainrule tensor is a NumPy array"
 COMPLEX = "needs complex dtypes, which chainrule does not have"
 DTYPE = "needs a dtype chainrule does not have (bfloat16, complex32, ...)"
-COPIES = (
-    "`*_copy` forms of views, for graph compilers: the view followed by `clone()` does the same"
-)
 REMOVED = "removed from PyTorch: calling it there raises an error too"
 RARE = "not differentiable and rarely used"
 TWINS = (
@@ -103,7 +100,6 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
         "stft", "istft", "cdouble", "cfloat", "torch.linalg.eig", "torch.linalg.eigvals",
     ),
     DTYPE: ("bfloat16", "chalf"),
-    COPIES: ("*_copy",),
     REMOVED: (
         "torch.eig", "torch.Tensor.eig", "*lstsq", "torch.solve", "torch.Tensor.solve",
         "*symeig", "torch.matrix_rank", "reinforce", "volatile",

@@ -329,6 +329,7 @@ class TensorSurface:
     def movedim(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.movedim
     def moveaxis(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.moveaxis
     def narrow(self, dim: _builtins.int, start: _builtins.int, length: _builtins.int) -> Tensor: ...  # views.narrow
+    def narrow_copy(self, dim: _builtins.int, start: _builtins.int, length: _builtins.int) -> Tensor: ...  # view_copies.narrow_copy
     def as_strided(self, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided
     def as_strided_(self, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided_
     def as_strided_scatter(self, src: Tensor, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided_scatter

@@ -104,12 +104,7 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
         "torch.eig", "torch.Tensor.eig", "*lstsq", "torch.solve", "torch.Tensor.solve",
         "*symeig", "torch.matrix_rank", "reinforce", "volatile",
     ),
-    TWINS: (
-        "torch.batch_norm", "torch.instance_norm", "torch.embedding", "torch.embedding_bag",
-        "torch.kl_div", "torch.binary_cross_entropy_with_logits", "torch.*_loss",
-        "torch.dropout*", "torch.*alpha_dropout*", "torch.feature_dropout*",
-        "torch.adaptive_max_pool1d",
-    ),
+    TWINS: ("torch.embedding_bag",),
     RARE: (
         "histogram", "histogramdd", "nonzero_static", "slice_inverse", "geqrf", "ormqr",
         "binomial", "poisson", "set_default_tensor_type", "torch.Tensor.name",

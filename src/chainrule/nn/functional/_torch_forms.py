@@ -18,15 +18,30 @@ from . import (
     _activation,
     _activation_rrelu,
     _activation_smooth,
+    _dropout,
+    _embedding,
     _norm,
     _norm_composed,
     _pool,
     _pool3d,
+    _pool_adaptive,
 )
 
 __all__ = [
+    "adaptive_max_pool1d",
+    "alpha_dropout",
+    "alpha_dropout_",
+    "batch_norm",
     "celu",
+    "dropout",
+    "dropout_",
+    "embedding",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
+    "feature_dropout",
+    "feature_dropout_",
     "group_norm",
+    "instance_norm",
     "layer_norm",
     "max_pool1d",
     "max_pool2d",
@@ -156,3 +171,119 @@ def max_pool3d(
     ceil_mode: bool = False,
 ) -> Tensor:
     return _pool3d.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
+    """The pooled values and the positions of the maxima, always both."""
+    return _pool_adaptive.adaptive_max_pool1d(input, output_size, True)
+
+
+def batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+    cudnn_enabled: bool,
+) -> Tensor:
+    """F.batch_norm in the native op's argument order; `cudnn_enabled` changes nothing here."""
+    if input.ndim < 2:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [-{max(input.ndim, 1)}, "
+            f"{max(input.ndim, 1) - 1}], but got 1)"
+        )
+    return _norm.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    use_input_stats: bool,
+    momentum: float,
+    eps: float,
+    cudnn_enabled: bool,
+) -> Tensor:
+    return _norm.instance_norm(
+        input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps
+    )
+
+
+def embedding(
+    weight: Tensor,
+    indices: Tensor,
+    padding_idx: int = -1,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """F.embedding with the table first; a `padding_idx` no index can equal (negative, or
+    past the table) pads nothing, as the native op takes it."""
+    rows = weight._data.shape[0] if weight.ndim else 0
+    padding = padding_idx if 0 <= padding_idx < rows else None
+    return _embedding.embedding(
+        indices, weight, padding, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse
+    )
+
+
+# --- dropout: `train` is required, a bad `p` is a RuntimeError ------------------------------
+
+
+def _check_p(p: float) -> None:
+    if not 0 <= p <= 1:
+        # (the number as C++ prints a double: 2.0 as "2")
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+
+
+def _check_feature(input: Tensor, train: bool) -> None:
+    if train and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+
+
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return _dropout.dropout(input, p, train)
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return _dropout.dropout(input, p, train, inplace=True)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Whole channels (dim 1) zeroed together, whatever the number of dims."""
+    _check_p(p)
+    _check_feature(input, train)
+    return _dropout.feature_dropout(input, p, train, False)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    _check_feature(input, train)
+    return _dropout.feature_dropout(input, p, train, True)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return _dropout.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return _dropout.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    _check_feature(input, train)
+    return _dropout.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    _check_feature(input, train)
+    return _dropout.feature_alpha_dropout(input, p, train, inplace=True)

@@ -50,10 +50,6 @@ COMPLEX = "needs complex dtypes, which chainrule does not have"
 DTYPE = "needs a dtype chainrule does not have (bfloat16, complex32, ...)"
 REMOVED = "removed from PyTorch: calling it there raises an error too"
 RARE = "not differentiable and rarely used"
-TWINS = (
-    "a torch.* twin of an nn.functional op with PyTorch's internal argument conventions "
-    "(`reduction` as an int, another argument order): call the nn.functional op"
-)
 NOT_YET = "not yet done"
 
 # Each reason with the names it covers: a glob on the bare name, or on "namespace.name"
@@ -104,7 +100,6 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
         "torch.eig", "torch.Tensor.eig", "*lstsq", "torch.solve", "torch.Tensor.solve",
         "*symeig", "torch.matrix_rank", "reinforce", "volatile",
     ),
-    TWINS: ("torch.embedding_bag",),
     RARE: (
         "histogram", "histogramdd", "nonzero_static", "slice_inverse", "geqrf", "ormqr",
         "binomial", "poisson", "set_default_tensor_type", "torch.Tensor.name",

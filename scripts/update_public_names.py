@@ -100,6 +100,7 @@ SINGLE: dict[str, dict[str, str]] = {
             "dropout",
             "dropout_",
             "embedding",
+            "embedding_bag",
             "feature_alpha_dropout",
             "feature_alpha_dropout_",
             "feature_dropout",

@@ -97,6 +97,10 @@ OPS: tuple[Op, ...] = (
        (((2, 3, 4), (3,), (3,)),)),
     Op("torch_embedding", lambda w: lib(w).embedding(w, tensor(w, IDX, False)), lambda w: w[IDX],
        (((4, 3),),)),
+    Op("torch_embedding_bag",
+       lambda w: lib(w).embedding_bag(w, tensor(w, [0, 2, 3, 1], False), tensor(w, [0, 1], False),
+                                      False, 1)[0],
+       lambda w: np.stack([w[0], w[[2, 3, 1]].mean(0)]), (((4, 3),),)),
     Op("torch_bce_with_logits",
        lambda x, t: lib(x).binary_cross_entropy_with_logits(
            x, t, tensor(x, W3), tensor(x, [2.0, 0.5, 1.5]), 2),

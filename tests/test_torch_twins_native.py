@@ -21,7 +21,7 @@ import chainrule.nn.functional as F
 NATIVE = [
     "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "batch_norm",
     "binary_cross_entropy_with_logits", "cosine_embedding_loss", "ctc_loss", "dropout",
-    "dropout_", "embedding", "feature_alpha_dropout", "feature_alpha_dropout_",
+    "dropout_", "embedding", "embedding_bag", "feature_alpha_dropout", "feature_alpha_dropout_",
     "feature_dropout", "feature_dropout_", "hinge_embedding_loss", "instance_norm", "kl_div",
     "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss",
 ]  # fmt: skip
@@ -108,6 +108,20 @@ CALLS = [
     "lib.ctc_loss(lp.requires_grad_(), tg, [2, 2, 2], [2, 1, 2])",
     "lib.ctc_loss(lp, tg, lib.tensor([2, 2, 2]), lib.tensor([2, 1, 2]), 0, 0, True)",
     "lib.ctc_loss(lp, lib.tensor([[1, 2]]), [2, 2, 2], [2], 0, 1, False)",
+    "lib.embedding_bag(E.requires_grad_(), idx, off)",
+    "lib.embedding_bag(E, idx, off, False, 0, False, None, False, 2)",
+    "lib.embedding_bag(E, idx, off, False, 0, False, None, True, None)",
+    "lib.embedding_bag(E, idx, off, False, 0, False, lib.arange(6.0), False, -1)",
+    "lib.embedding_bag(E.requires_grad_(), idx, off, False, 1, False, None, False, None)",
+    "lib.embedding_bag(E, idx, off, False, 1, False, None, True, 2)",
+    "lib.embedding_bag(E, idx, off, False, 1, False, None, True, None)",
+    "lib.embedding_bag(E.requires_grad_(), idx, off, False, 2, False, None, False, None)",
+    "lib.embedding_bag(E, idx.int(), off.int(), False, 2, False, None, True, 2)",
+    "lib.embedding_bag(E, idx[:0], off[:1], False, 2)",
+    "lib.embedding_bag(E, idx, off, False, 3)",
+    "lib.embedding_bag(E, idx, None)",
+    "lib.embedding_bag(E, idx, off, False, 1, False, lib.ones(6))",
+    "lib.embedding_bag(E, idx, off, False, 0, False, None, False, 6)",
 ]
 
 RECORDED = {
@@ -383,6 +397,73 @@ RECORDED = {
     'lib.ctc_loss(lp, lib.tensor([[1, 2]]), [2, 2, 2], [2], 0, 1, False)': (
         'RuntimeError: target_lengths must be of size batch_size'
     ),
+    'lib.embedding_bag(E.requires_grad_(), idx, off)': (
+        '((([6.0, 8.0, 10.0, 0.0, 0.0, 0.0, 30.0, 33.0, 36.0, 9.0, 10.0, 11.0], '
+        "'float32', (4, 3), 'EmbeddingBagBackward0'), ([], 'int64', (0,), None), ([0.0, "
+        "0.0, 0.0, 0.0], 'int64', (4,), None), ([0.0, 0.0, 0.0, 0.0], 'int64', (4,), "
+        'None)), [])'
+    ),
+    'lib.embedding_bag(E, idx, off, False, 0, False, None, False, 2)': (
+        '((([0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 30.0, 33.0, 36.0, 9.0, 10.0, 11.0], '
+        "'float32', (4, 3), None), ([0.0, 0.0, 2.0, 2.0, 2.0, 3.0], 'int64', (6,), "
+        "None), ([0.0, 0.0, 0.0, 0.0], 'int64', (4,), None), ([0.0, 0.0, 0.0, 0.0], "
+        "'int64', (4,), None)), [])"
+    ),
+    'lib.embedding_bag(E, idx, off, False, 0, False, None, True, None)': (
+        "((([6.0, 8.0, 10.0, 0.0, 0.0, 0.0, 30.0, 33.0, 36.0], 'float32', (3, 3), None), "
+        "([], 'int64', (0,), None), ([0.0, 0.0, 0.0, 0.0], 'int64', (4,), None), ([0.0, "
+        "0.0, 0.0, 0.0], 'int64', (4,), None)), [])"
+    ),
+    'lib.embedding_bag(E, idx, off, False, 0, False, lib.arange(6.0), False, -1)': (
+        '((([6.0, 7.0, 8.0, 0.0, 0.0, 0.0, 33.0, 38.0, 43.0, 45.0, 50.0, 55.0], '
+        "'float32', (4, 3), None), ([0.0, 0.0, 2.0, 2.0, 2.0, 3.0], 'int64', (6,), "
+        "None), ([0.0, 0.0, 0.0, 0.0], 'int64', (4,), None), ([0.0, 0.0, 0.0, 0.0], "
+        "'int64', (4,), None)), [])"
+    ),
+    'lib.embedding_bag(E.requires_grad_(), idx, off, False, 1, False, None, False, None)': (
+        '((([3.0, 4.0, 5.0, 0.0, 0.0, 0.0, 10.0, 11.0, 12.0, 9.0, 10.0, 11.0], '
+        "'float32', (4, 3), 'EmbeddingBagBackward0'), ([0.0, 0.0, 2.0, 2.0, 2.0, 3.0], "
+        "'int64', (6,), None), ([2.0, 0.0, 3.0, 1.0], 'int64', (4,), None), ([2.0, 0.0, "
+        "3.0, 1.0], 'int64', (4,), None)), [])"
+    ),
+    'lib.embedding_bag(E, idx, off, False, 1, False, None, True, 2)': (
+        "((([0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 9.75, 10.75, 11.75], 'float32', (3, 3), "
+        "None), ([0.0, 0.0, 2.0, 2.0, 2.0, 2.0], 'int64', (6,), None), ([1.0, 0.0, 4.0], "
+        "'int64', (3,), None), ([1.0, 0.0, 4.0], 'int64', (3,), None)), [])"
+    ),
+    'lib.embedding_bag(E, idx, off, False, 1, False, None, True, None)': (
+        "((([3.0, 4.0, 5.0, 0.0, 0.0, 0.0, 7.5, 8.25, 9.0], 'float32', (3, 3), None), "
+        "([0.0, 0.0, 2.0, 2.0, 2.0, 2.0], 'int64', (6,), None), ([2.0, 0.0, 4.0], "
+        "'int64', (3,), None), ([2.0, 0.0, 4.0], 'int64', (3,), None)), [])"
+    ),
+    'lib.embedding_bag(E.requires_grad_(), idx, off, False, 2, False, None, False, None)': (
+        '((([6.0, 7.0, 8.0, 0.0, 0.0, 0.0, 15.0, 16.0, 17.0, 9.0, 10.0, 11.0], '
+        "'float32', (4, 3), 'EmbeddingBagBackward0'), ([0.0, 0.0, 2.0, 2.0, 2.0, 3.0], "
+        "'int64', (6,), None), ([2.0, 0.0, 3.0, 1.0], 'int64', (4,), None), ([2.0, 2.0, "
+        "2.0, 0.0, 0.0, 0.0, 5.0, 5.0, 5.0, 3.0, 3.0, 3.0], 'int64', (4, 3), None)), [])"
+    ),
+    'lib.embedding_bag(E, idx.int(), off.int(), False, 2, False, None, True, 2)': (
+        "((([0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 15.0, 16.0, 17.0], 'float32', (3, 3), None), "
+        "([0.0, 0.0, 2.0, 2.0, 2.0, 2.0], 'int32', (6,), None), ([1.0, 0.0, 4.0], "
+        "'int32', (3,), None), ([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 5.0, 5.0], 'int32', "
+        '(3, 3), None)), [])'
+    ),
+    'lib.embedding_bag(E, idx[:0], off[:1], False, 2)': (
+        "((([0.0, 0.0, 0.0], 'float32', (1, 3), None), ([], 'int64', (0,), None), "
+        "([0.0], 'int64', (1,), None), ([0.0, 0.0, 0.0], 'int64', (1, 3), None)), [])"
+    ),
+    'lib.embedding_bag(E, idx, off, False, 3)': 'RuntimeError: `mode` must be sum, mean, or max.',
+    'lib.embedding_bag(E, idx, None)': (
+        "TypeError: embedding_bag(): argument 'offsets' (position 3) must be Tensor, not "
+        'NoneType'
+    ),
+    'lib.embedding_bag(E, idx, off, False, 1, False, lib.ones(6))': (
+        "RuntimeError: embedding_bag: per_sample_weights only supported with mode='sum'"
+    ),
+    'lib.embedding_bag(E, idx, off, False, 0, False, None, False, 6)': (
+        'RuntimeError: padding_idx must be within the number of embeddings, -6 through '
+        '5, but got 6'
+    ),
 }
 # fmt: on
 
@@ -398,6 +479,9 @@ def outcome(lib: Any, call: str) -> str:
         "zeros": lib.zeros(3),
         "lp": x.log_softmax(2),
         "tg": lib.tensor([[1, 2], [1, 1], [2, 2]]),
+        "E": lib.arange(18.0).reshape(6, 3),
+        "idx": lib.tensor([0, 2, 4, 1, 5, 3]),
+        "off": lib.tensor([0, 2, 2, 5]),
     }
     try:
         with warnings.catch_warnings(record=True) as w:

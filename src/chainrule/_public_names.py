@@ -169,6 +169,7 @@ NAMES: dict[str, str] = {
     "dstack": "chainrule._ops.shape",
     "einsum": "chainrule._ops.linalg",
     "embedding": "chainrule.nn.functional._torch_forms",
+    "embedding_bag": "chainrule.nn.functional._torch_forms",
     "empty_strided": "chainrule._creation_data",
     "eq": "chainrule._ops.elementwise",
     "equal": "chainrule._ops.elementwise",

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from ..._autograd import grad_mode
 from ..._tensor import Tensor
 from ...random import Generator
 from . import (
@@ -20,6 +23,7 @@ from . import (
     _activation_smooth,
     _dropout,
     _embedding,
+    _embedding_bag,
     _norm,
     _norm_composed,
     _pool,
@@ -36,6 +40,7 @@ __all__ = [
     "dropout",
     "dropout_",
     "embedding",
+    "embedding_bag",
     "feature_alpha_dropout",
     "feature_alpha_dropout_",
     "feature_dropout",
@@ -228,6 +233,71 @@ def embedding(
     return _embedding.embedding(
         indices, weight, padding, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse
     )
+
+
+def embedding_bag(
+    weight: Tensor,
+    indices: Tensor,
+    offsets: Tensor,
+    scale_grad_by_freq: bool = False,
+    mode: int = 0,
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The native op: 1-D indices cut into bags by `offsets`, `mode` 0 (sum), 1 (mean) or
+    2 (max), and beside the result what PyTorch's CPU kernel returns for its backward: the
+    bag of each index, the bag sizes and the maximum's row per bag and column.
+
+    Those follow the kernel's conventions: for a sum without padding they are left out
+    (an empty tensor and zeros); for a mean, the third output repeats the bag sizes; a
+    sum has zero sizes; an empty bag's maximum is row 0.
+    """
+    if not isinstance(offsets, Tensor):
+        raise TypeError(
+            "embedding_bag(): argument 'offsets' (position 3) must be Tensor, "
+            f"not {type(offsets).__name__}"
+        )
+    if mode not in (0, 1, 2):
+        raise RuntimeError("`mode` must be sum, mean, or max.")
+    if per_sample_weights is not None and mode != 0:
+        raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+    result = _embedding_bag.embedding_bag(
+        indices,
+        weight,
+        offsets,
+        scale_grad_by_freq=scale_grad_by_freq,
+        mode=("sum", "mean", "max")[mode],
+        sparse=sparse,
+        per_sample_weights=per_sample_weights,
+        include_last_offset=include_last_offset,
+        padding_idx=padding_idx,
+    )
+    idx, dtype = indices._data.astype(np.int64), indices._data.dtype
+    num_bags = result.shape[0]
+    bags = _embedding_bag._bag_of_each_index(
+        offsets._data.astype(np.int64), idx.size, include_last_offset
+    )
+    skip = bags < 0
+    if padding_idx is not None:
+        skip |= idx == padding_idx % weight.shape[0]
+    sizes = np.bincount(bags[~skip], minlength=num_bags)[:num_bags]
+    if mode == 0:
+        # (one zero per offset where no gradient is recorded: PyTorch's forward-only kernel)
+        recorded = grad_mode.is_grad_enabled() and (
+            weight.requires_grad
+            or (per_sample_weights is not None and per_sample_weights.requires_grad)
+        )
+        zeros = np.zeros(num_bags if recorded else offsets.numel())
+        outputs = (bags[:0] if padding_idx is None else bags, zeros, zeros)
+    elif mode == 1:
+        outputs = (bags, sizes, sizes)
+    else:
+        rows = _embedding_bag._max_rows(weight._data, idx, bags, num_bags, skip)
+        outputs = (bags, sizes, np.maximum(rows, 0))
+    made = tuple(Tensor._make(np.ascontiguousarray(a, dtype=dtype)) for a in outputs)
+    return result, made[0], made[1], made[2]
 
 
 # --- dropout: `train` is required, a bad `p` is a RuntimeError ------------------------------

@@ -101,8 +101,8 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
         "*symeig", "torch.matrix_rank", "reinforce", "volatile",
     ),
     RARE: (
-        "histogram", "histogramdd", "nonzero_static", "slice_inverse", "geqrf", "ormqr",
-        "binomial", "poisson", "set_default_tensor_type", "torch.Tensor.name",
+        "slice_inverse", "geqrf", "ormqr",
+        "binomial", "poisson", "torch.Tensor.name",
         "torch.Tensor.layout",
     ),
     NOT_YET: (

@@ -76,6 +76,7 @@ SINGLE: dict[str, dict[str, str]] = {
             "get_num_threads",
             "result_type",
             "set_default_device",
+            "set_default_tensor_type",
             "set_num_threads",
         )
     },

@@ -429,6 +429,7 @@ class TensorSurface:
     def masked_scatter_(self, /, mask: Tensor, source: Tensor) -> Tensor: ...  # masked.masked_scatter_
     def masked_select(self, mask: Tensor) -> Tensor: ...  # masked.masked_select
     def nonzero(self, *, as_tuple: _builtins.bool = ...) -> Any: ...  # masked.nonzero
+    def nonzero_static(self, *, size: _builtins.int, fill_value: _builtins.int = ...) -> Tensor: ...  # masked.nonzero_static
     def argwhere(self) -> Tensor: ...  # masked.argwhere
     def copy_(self, src: Tensor, non_blocking: _builtins.bool = ...) -> Tensor: ...  # writes.copy_
     def fill_(self, value: Any) -> Tensor: ...  # writes.fill_
@@ -447,6 +448,7 @@ class TensorSurface:
     def sum_to_size(self, *size: Any) -> Tensor: ...  # sum_mean.sum_to_size
     def bincount(self, weights: Tensor | None = ..., minlength: _builtins.int = ...) -> Tensor: ...  # counting.bincount
     def histc(self, bins: _builtins.int = ..., min: Any = ..., max: Any = ..., *, out: Any = ...) -> Tensor: ...  # counting.histc
+    def histogram(self, bins: _builtins.int | Tensor = ..., *, range: _typing.Sequence[_builtins.float] | None = ..., weight: Tensor | None = ..., density: _builtins.bool = ...) -> Any: ...  # histograms.histogram
     def prod(self, *args: Any, **kwargs: Any) -> Tensor: ...  # product.prod_method
     def norm(self, p: Any = ..., dim: Any = ..., keepdim: _builtins.bool = ..., out: Any = ..., dtype: Any = ...) -> Tensor: ...  # product.norm
     def dist(self, other: Tensor, p: _builtins.float = ...) -> Tensor: ...  # norm_forms.dist_method

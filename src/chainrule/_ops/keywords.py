@@ -118,6 +118,7 @@ OUT: dict[str, frozenset[str]] = {
             "narrow_copy", "permute_copy", "select_copy", "slice_copy", "split_copy",
             "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy",
             "unfold_copy", "unsqueeze_copy", "view_copy",
+            "histogram", "nonzero_static",
         }
     ),
     "torch.linalg": frozenset(

@@ -212,6 +212,7 @@ class ShapeIndexingMethods:
     masked_scatter_ = masked.masked_scatter_
     masked_select = masked.masked_select
     nonzero = masked.nonzero
+    nonzero_static = masked.nonzero_static
     argwhere = masked.argwhere
     copy_ = writes.copy_
     fill_ = writes.fill_

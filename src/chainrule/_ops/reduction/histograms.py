@@ -37,25 +37,28 @@ def _given(*arrays: np.ndarray, results: tuple[np.ndarray, ...]) -> Any:
     return results if len(results) > 1 else results[0]
 
 
-# PyTorch records a histogram of inputs that require grad without a derivative; one node
-# per pattern of inputs (with or without weights) and of outputs.
-_NODES: dict[tuple[str, int, int], Primitive] = {}
+# PyTorch records a histogram of inputs that require grad without a derivative: a node per
+# op, number of inputs that require grad (the values, the weights or both) and of outputs.
+_NODES = {
+    (op, inputs, outputs): Primitive(
+        "torch::autograd::NotImplemented",
+        _given,
+        grads=(_not_implemented(op),) * inputs,
+        inputs=("self", "weight")[:inputs],  # (the first may be the weight)
+        outputs=("hist", "bin_edges")[:outputs],
+        formulas=("not implemented",) * inputs,
+    )
+    for op, outputs in (
+        ("histogram", 2),
+        ("_histogramdd_from_bin_cts", 1),
+        ("_histogramdd_bin_edges", 1),
+    )
+    for inputs in (1, 2)
+}
 
 
 def _recorded(op: str, inputs: Sequence[Tensor], results: tuple[np.ndarray, ...]) -> Any:
-    key = (op, len(inputs), len(results))
-    prim = _NODES.get(key)
-    if prim is None:
-        names = ("self", "weight")[: len(inputs)]  # (the first may be the weight)
-        prim = _NODES[key] = Primitive(
-            "torch::autograd::NotImplemented",
-            _given,
-            grads=(_not_implemented(op),) * len(inputs),
-            inputs=names,
-            outputs=("hist", "bin_edges")[: len(results)],
-            formulas=("not implemented",) * len(inputs),
-        )
-    return prim(*inputs, results=results)
+    return _NODES[op, len(inputs), len(results)](*inputs, results=results)
 
 
 def _outer_edges(column: np.ndarray, given: tuple[float, float] | None, d: int) -> tuple[Any, Any]:

@@ -103,7 +103,6 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
     RARE: (
         "slice_inverse", "geqrf", "ormqr",
         "binomial", "poisson", "torch.Tensor.name",
-        "torch.Tensor.layout",
     ),
     NOT_YET: (
         # torch

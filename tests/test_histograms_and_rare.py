@@ -6,6 +6,7 @@ recorded below.
 
 from __future__ import annotations
 
+import pickle
 import warnings
 from types import ModuleType
 from typing import Any
@@ -362,3 +363,19 @@ def test_set_default_tensor_type_errors_are_pytorchs(torch: ModuleType) -> None:
                 except Exception as e:
                     found.append(f"{type(e).__name__}: {e}")
         assert found[0] == found[1]
+
+
+def test_layout_is_the_one_strided_layout() -> None:
+    x = chainrule.zeros(2, 3)
+    assert x.layout is chainrule.strided
+    assert x.t()[0].layout is chainrule.strided
+    assert repr(chainrule.strided) == "chainrule.strided"
+    assert repr(chainrule.layout) == "<class 'chainrule.layout'>"
+    assert isinstance(chainrule.strided, chainrule.layout)
+    assert pickle.loads(pickle.dumps(chainrule.strided)) is chainrule.strided
+
+
+def test_layout_prints_as_pytorchs(torch: ModuleType) -> None:
+    ours = [repr(chainrule.zeros(1).layout), repr(chainrule.layout)]
+    theirs = [repr(torch.zeros(1).layout), repr(torch.layout)]
+    assert [s.replace("chainrule", "torch") for s in ours] == theirs

@@ -241,6 +241,7 @@ def test_modules_loaded_on_first_use_exist_and_sit_no_higher() -> None:
 OP_LAYERS = [
     (
         "primitive",
+        "op_node",
         "declarations",
         "quiet",
         "broadcasting",

@@ -6,7 +6,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -143,15 +142,10 @@ def chain(n):
 
 
 def test_100k_node_chain():
-    start = time.perf_counter()
     y = chain(100_000)
-    built = time.perf_counter()
-    dot = to_dot(y)
-    elapsed = time.perf_counter() - built
-    print(f"100,000-op chain: built in {built - start:.2f}s, to_dot in {elapsed:.2f}s")
+    dot = to_dot(y)  # (its speed: benchmarks/bench_viz.py)
     assert dot.count(" -> ") == 100_001
     assert dot.count('fillcolor="#d9d9d9"') == 100_000
-    assert elapsed < 15, f"to_dot took {elapsed:.1f}s on 100,000 nodes"
     small = to_dot(y, max_depth=5)
     nodes, edges = parse(small)
     assert len(nodes) == 7 and len(edges) == 6

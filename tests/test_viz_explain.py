@@ -9,7 +9,6 @@ from __future__ import annotations
 import gc
 import io
 import threading
-import time
 import warnings
 import weakref
 from collections.abc import Callable, Iterator
@@ -452,7 +451,8 @@ def test_no_graph_kept_alive_after_the_block() -> None:
     assert not backward_watchers
 
 
-def test_a_100k_node_chain_is_narrated_in_seconds() -> None:
+def test_a_100k_node_chain_is_narrated() -> None:
+    # How long it takes is benchmarks/bench_viz.py's business.
     gc.disable()  # the cycle collector would walk the 100k nodes again and again
     try:
         x = torch.tensor(1.0, requires_grad=True)
@@ -460,10 +460,8 @@ def test_a_100k_node_chain_is_narrated_in_seconds() -> None:
         for _ in range(100_000):
             y = y * 1.0
         buf = io.StringIO()
-        start = time.perf_counter()
         with explain(file=buf, names={"x": x}):
             y.backward()
-        elapsed = time.perf_counter() - start
         del y
     finally:
         gc.enable()
@@ -473,7 +471,6 @@ def test_a_100k_node_chain_is_narrated_in_seconds() -> None:
         "step 100001  AccumulateGrad of x\n  grad_output = 1\n  x.grad = None + 1 = 1\n\n"
         "x.grad = 1\n"
     )
-    assert elapsed < 60, f"explaining a 100,000-node backward took {elapsed:.1f} s"
 
 
 # --- local derivatives ---------------------------------------------------------------------

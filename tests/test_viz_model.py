@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -251,13 +250,10 @@ def test_depth_limit_collapses_and_counts():
         build_graph(z, max_depth=-1)
 
 
-def test_100k_node_chain_is_iterative_and_fast():
+def test_100k_node_chain_is_iterative():
     y = chain(100_000)
-    start = time.perf_counter()
-    graph = build_graph(y)
-    elapsed = time.perf_counter() - start
+    graph = build_graph(y)  # (its speed: benchmarks/bench_viz.py)
     assert len(graph.nodes) == 100_002 and len(graph.edges) == 100_001
     assert graph.nodes[-1].kind == "leaf" and graph.nodes[-1].depth == 100_001
     small = build_graph(y, max_depth=10)
     assert len(small.nodes) == 12 and small.nodes[-1].hidden == 99_991
-    assert elapsed < 10, f"build_graph took {elapsed:.1f}s on 100,000 nodes"

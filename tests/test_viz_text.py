@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import time
 
 import chainrule as torch
 from chainrule.viz import build_graph, format_graph, names_from, print_graph
@@ -192,14 +191,11 @@ def test_100k_node_chain():
     y = torch.tensor([1.0, 2.0], requires_grad=True)
     for _ in range(100_000):
         y = y * 1.0
-    start = time.perf_counter()
-    text = format_graph(y)
-    elapsed = time.perf_counter() - start
+    text = format_graph(y)  # (its speed: benchmarks/bench_viz.py)
     lines = text.splitlines()
     assert len(lines) == 100_001 + 100_000 // 24
     assert lines[-1].endswith("AccumulateGrad #100001  float32[2]")
     assert max(len(line) for line in lines) < 140
-    assert elapsed < 15, f"format_graph took {elapsed:.1f}s on 100,000 nodes"
     small = format_graph(y, max_depth=2)
     assert small == (
         "MulBackward0 #1  float32[2]  saved: other float32[]\n"

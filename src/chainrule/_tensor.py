@@ -80,7 +80,7 @@ class Tensor(_OpMethods):
         "_output_nr",
         "_requires_grad",
         "_retains_grad",
-        "_version_counter",
+        "_vc",
         "_view_fn",
     )
 
@@ -89,7 +89,7 @@ class Tensor(_OpMethods):
     _grad: Tensor | None
     _grad_fn: Node | None
     _output_nr: int
-    _version_counter: VersionCounter
+    _vc: VersionCounter | None  # made on first need: see _version_counter
     _base: Tensor | None
     _view_fn: Callable[[Tensor], Tensor] | None
     _retains_grad: bool
@@ -127,7 +127,7 @@ class Tensor(_OpMethods):
         t._grad = None
         t._grad_fn = grad_fn
         t._output_nr = output_nr
-        t._version_counter = VersionCounter()
+        t._vc = None
         t._base = None
         t._view_fn = None
         t._retains_grad = False
@@ -135,6 +135,19 @@ class Tensor(_OpMethods):
         t._accumulator = None
         t._hooks = None
         return t
+
+    @property
+    def _version_counter(self) -> VersionCounter:
+        """The counter of in-place writes to this tensor's memory, shared with its views;
+        made on first need (most tensors are never written in place nor saved)."""
+        counter = self._vc
+        if counter is None:
+            counter = self._vc = VersionCounter()
+        return counter
+
+    @_version_counter.setter
+    def _version_counter(self, counter: VersionCounter) -> None:
+        self._vc = counter
 
     # --- metadata ---------------------------------------------------------------
 
@@ -399,9 +412,16 @@ class Tensor(_OpMethods):
             self._accumulator = weakref.ref(acc)
         return acc, 0
 
-    def _accumulate_grad(self, grad: Tensor) -> None:
-        """Add `grad` into `.grad`: a fresh tensor the first time, in place after (as PyTorch)."""
+    def _accumulate_grad(self, grad: Tensor, owned: bool = False) -> None:
+        """Add `grad` into `.grad`: a fresh tensor the first time, in place after (as PyTorch).
+
+        An `owned` first gradient (one nothing else holds) laid out as `.grad` must be
+        becomes `.grad` itself, with no copy, as PyTorch does.
+        """
         if self._grad is None:
+            if owned and _fits_grad_layout(self._data, grad._data):
+                self._grad = grad
+                return
             data = _new_grad_array(self._data, grad._data)
             if grad_mode.is_grad_enabled():
                 # create_graph: .grad is a copy that keeps the graph (CopyBackwards), as PyTorch.
@@ -531,6 +551,18 @@ def _new_grad_array(param: np.ndarray, grad: np.ndarray) -> np.ndarray:
     if _dense(param):
         return np.empty_like(param)
     return np.empty(param.shape, param.dtype)
+
+
+def _fits_grad_layout(param: np.ndarray, grad: np.ndarray) -> bool:
+    """Whether `grad` is laid out as `_new_grad_array` would lay out a copy of it, with
+    the parameter's dtype and shape, in memory of its own that can be written."""
+    if grad.dtype != param.dtype or grad.shape != param.shape or not grad.flags.writeable:
+        return False
+    if not grad_mode._state.grad_layout:
+        return True
+    if _dense(param):
+        return grad.strides == param.strides
+    return grad.flags.c_contiguous
 
 
 def _dense(a: np.ndarray) -> bool:

@@ -160,12 +160,17 @@ class AccumulateGrad(Node):
     ) -> Sequence[Tensor | None]:
         grad = grad_outputs[0]
         if grad is not None:
-            variable = self.variable
-            variable._accumulate_grad(grad)
-            hooks = variable.__dict__.get("_post_accumulate_grad_hooks")
-            if hooks:
-                variable._run_post_accumulate_grad_hooks(hooks)
+            self.accumulate(grad)
         return ()
+
+    def accumulate(self, grad: Tensor, owned: bool = False) -> None:
+        """Add `grad` into `.grad`, then run the post-accumulate hooks. `owned`: nothing
+        but the backward pass holds `grad`, so it may become `.grad` itself."""
+        variable = self.variable
+        variable._accumulate_grad(grad, owned)
+        hooks = variable.__dict__.get("_post_accumulate_grad_hooks")
+        if hooks:
+            variable._run_post_accumulate_grad_hooks(hooks)
 
 
 # Users meet these classes in chainrule.autograd.graph, and so they report it (as PyTorch's).

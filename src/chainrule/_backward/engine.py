@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+import numpy as np
 
 from .._autograd import anomaly_mode as _anomaly
 from .._autograd import grad_mode
@@ -31,7 +35,7 @@ class GraphTask:
 
     __slots__ = ("callbacks", "can_checkpoint", "executes", "id")
 
-    def __init__(self, executes: set[Node], can_checkpoint: bool) -> None:
+    def __init__(self, executes: Collection[Node], can_checkpoint: bool) -> None:
         self.id = next(_task_ids)
         self.executes = executes
         self.callbacks: list[Callable[[], object]] = []
@@ -52,33 +56,34 @@ def current_graph_task() -> GraphTask | None:
 
 def _collect(
     roots: Sequence[Node], targets: set[Node] | None
-) -> tuple[dict[Node, int], set[Node], set[Node] | None, dict[Node, list[bool]]]:
-    """Consumer counts for every node reachable from `roots`, the nodes that must run,
-    (with `targets`) the nodes that lead to a target, and which inputs each running
-    node must compute a gradient for, where that is not all of them.
+) -> tuple[dict[Node, int], set[Node] | None, set[Node] | None, dict[Node, list[bool]]]:
+    """Consumer counts for every node reachable from `roots` (roots included), the nodes
+    that must run (None: all of them), (with `targets`) the nodes that lead to a
+    target, and which inputs each running node must compute a gradient for, where
+    that is not all of them.
 
     With `targets` (the nodes of requested inputs), a node runs only when one of
     its next functions leads to a target; otherwise every reachable node runs.
     """
-    deps: dict[Node, int] = {}
+    deps: dict[Node, int] = dict.fromkeys(roots, 0)  # also the walk's set of nodes seen
     needs: dict[Node, list[bool]] = {}
     if targets is None:
-        seen: set[Node] = set(roots)
-        stack = list(seen)
+        stack = list(roots)
         while stack:
             for child, _ in stack.pop()._next:
                 if child is None:
                     continue
-                deps[child] = deps.get(child, 0) + 1
-                if child not in seen:
-                    seen.add(child)
+                if child in deps:
+                    deps[child] += 1
+                else:
+                    deps[child] = 1
                     stack.append(child)
-        return deps, seen, None, needs
+        return deps, None, None, needs
     # One depth-first walk, without recursion: a node is finished after all of its
     # children, so whether it leads to a target is known from theirs.
     leads: set[Node] = set()
     runs: set[Node] = set()
-    seen = set()
+    seen: set[Node] = set()
     for root in roots:
         if root in seen:
             continue  # reached from an earlier root
@@ -169,66 +174,90 @@ def run_backward(
     `captures` are edges whose total incoming gradient is returned (for
     `autograd.grad` and `backward(inputs=...)`); with `accumulate=False`, leaves'
     `.grad` is not touched. Returns the captured gradients, in order.
+
+    Note: a first-order pass (no `create_graph`) moves NumPy arrays, not tensors:
+    buffers hold arrays, nodes with array rules (`OpNode._apply_arrays`) take and
+    give arrays, and a tensor is made only for what sees one (another node's
+    `_apply`, hooks, watchers, the captured results; see `_Tensors`). Under
+    `create_graph` the rules run on tensors and record the graph of the backward.
     """
     targets = {n for n, _ in captures} if captures is not None else None
     root_nodes = list(dict.fromkeys([n for n, _ in roots]))
     deps, runs, leads, needs = _collect(root_nodes, targets)
-    if accumulate and targets:
+    if accumulate and targets and runs is not None:
         # backward(inputs=...): the requested leaves accumulate too.
         runs |= {n for n in targets if isinstance(n, AccumulateGrad)}
     capture_at: dict[Node, list[tuple[int, int]]] = {}
     for k, (n, nr) in enumerate(captures or ()):
         capture_at.setdefault(n, []).append((k, nr))
-    captured: list[Tensor | None] = [None] * len(captures or ())
+    captured: list[Any] = [None] * len(captures or ())
 
-    buffers: dict[Node, list[Tensor | None]] = {}
-    for (node, nr), g in zip(roots, root_grads, strict=True):
-        _add_to_buffer(buffers, node, nr, g)
-    ready = [(-n._seq, id(n), n) for n in root_nodes if n not in deps]
+    arrays = not create_graph
+    as_tensors = _Tensors(root_grads) if arrays else None
+    buffers: dict[Node, list[Any]] = {}
+    for (root, nr), g in zip(roots, root_grads, strict=True):
+        _add_to_buffer(buffers, root, nr, g._data if arrays else g)
+    ready = [(-n._seq, id(n), n) for n in root_nodes if not deps[n]]
     heapq.heapify(ready)
     pop, push = heapq.heappop, heapq.heappush
 
     prev_task = current_graph_task()
     can_checkpoint = captures is None and (prev_task is None or prev_task.can_checkpoint)
-    task = _current.task = GraphTask(leads if leads is not None else runs, can_checkpoint)
+    executes = leads if leads is not None else deps
+    task = _current.task = GraphTask(executes, can_checkpoint)
     prev_mode = grad_mode.is_grad_enabled()
     grad_mode._set(create_graph)
     prev_evaluating = _anomaly._evaluating.node
+    node: Node | None = None
+    following: Node | None = None  # the one node made ready by the last, when none waits
     try:
-        while ready:
-            node = pop(ready)[2]
+        while True:
+            if following is not None:
+                node, following = following, None
+            elif ready:
+                node = pop(ready)[2]
+            else:
+                break
             if _anomaly._enabled:
                 _anomaly._evaluating.node = node  # the parent of nodes made from here
             grads = buffers.pop(node, None) or [None]
+            kind = type(node)
             if (
                 node._tensor_pre_hooks
                 or node._pre_hooks
                 or node._retained
-                or type(node) is AccumulateGrad
+                or (kind is AccumulateGrad and node.variable._hooks)  # type: ignore[attr-defined]
             ):
-                grads = _pre_process(node, grads)
-            if node in capture_at:
+                if as_tensors is not None:
+                    grads = _arrays(_pre_process(node, as_tensors.list(grads)))
+                else:
+                    grads = _pre_process(node, grads)
+            if capture_at and node in capture_at:
                 for k, nr in capture_at[node]:
                     captured[k] = grads[nr] if nr < len(grads) else None
             edges = node._next
-            if node in runs and (accumulate or type(node) is not AccumulateGrad):
+            if (runs is None or node in runs) and (accumulate or kind is not AccumulateGrad):
                 if grads[0] is not None or any(g is not None for g in grads):
-                    grad_inputs = validate_grads(
-                        node, node._apply(grads, needs.get(node) if needs else None)
-                    )
-                    if node._hooks:
-                        grad_inputs = _call_post_hooks(node, grad_inputs, grads)
-                    if backward_watchers:
-                        for watch in backward_watchers:
-                            watch(node, grads, grad_inputs)
+                    grad_inputs: list[Any] | None
+                    if as_tensors is None:
+                        grad_inputs = _run(node, grads, needs.get(node) if needs else None)
+                    elif kind is AccumulateGrad:
+                        grad_inputs = _accumulate(node, grads, as_tensors)  # type: ignore[arg-type]
+                    else:
+                        need = needs.get(node) if needs else None
+                        apply_arrays = getattr(node, "_apply_arrays", None)
+                        grad_inputs = apply_arrays(grads, need) if apply_arrays else None
+                        if grad_inputs is None or node._hooks or backward_watchers:
+                            grad_inputs = _run_arrays(node, grads, need, as_tensors, grad_inputs)
                 else:
                     grad_inputs = [None] * len(edges)
                 if not retain_graph:
                     node._release()
                 if _anomaly._enabled and _anomaly._check_nan:
-                    _anomaly.check_nan(node, grad_inputs)
+                    _anomaly.check_nan(node, _as_checkable(grad_inputs, as_tensors))
             else:
                 grad_inputs = [None] * len(edges)
+            del grads  # the grad_outputs go now (and an owned gradient stays owned)
             for (child, nr), gi in zip(edges, grad_inputs, strict=True):
                 if child is None:
                     continue
@@ -238,35 +267,138 @@ def run_backward(
                     else:
                         _add_to_buffer(buffers, child, nr, gi)
                 left = deps[child] - 1
-                if left:
-                    deps[child] = left
-                else:
-                    push(ready, (-child._seq, id(child), child))
+                deps[child] = left
+                if not left:
+                    if following is None and not ready:
+                        following = child
+                    else:
+                        if following is not None:
+                            push(ready, (-following._seq, id(following), following))
+                            following = None
+                        push(ready, (-child._seq, id(child), child))
+            del grad_inputs
         # Callbacks queued while the pass ran (and by those callbacks), in order.
         while task.callbacks:
             task.callbacks.pop(0)()
     except Exception:
-        if _anomaly._enabled:
-            # `node` is the one being run (the loop starts by popping one).
+        if _anomaly._enabled and node is not None:
+            # `node` is the one being run (the loop starts by taking one).
             _anomaly.print_stack(node)  # where the failing node was made, then its parents
         raise
     finally:
         _current.task = prev_task
         grad_mode._set(prev_mode)
         _anomaly._evaluating.node = prev_evaluating
+    if as_tensors is not None:
+        return as_tensors.list(captured)
     return captured
 
 
-def _add_to_buffer(buffers: dict[Node, list], node: Node, nr: int, g: Tensor) -> None:
+def _run(
+    node: Node, grads: list[Tensor | None], needed: Sequence[bool] | None
+) -> list[Tensor | None]:
+    """A node's grad_inputs, checked, after its hooks and watchers (tensors throughout)."""
+    grad_inputs = validate_grads(node, node._apply(grads, needed))
+    if node._hooks:
+        grad_inputs = _call_post_hooks(node, grad_inputs, grads)
+    if backward_watchers:
+        for watch in backward_watchers:
+            watch(node, grads, grad_inputs)
+    return grad_inputs
+
+
+def _run_arrays(
+    node: Node,
+    grads: list[Any],
+    needed: Sequence[bool] | None,
+    as_tensors: _Tensors,
+    grad_inputs: list[Any] | None,
+) -> list[Any]:
+    """`_run` in a first-order pass, arrays in and out: the node's grad_inputs from its
+    array rules (`grad_inputs`, already checked) or, without them, its tensor rules;
+    then its hooks and watchers."""
+    if grad_inputs is None:
+        return _arrays(_run(node, as_tensors.list(grads), needed))
+    if node._hooks or backward_watchers:
+        return _arrays(_run_given(node, as_tensors.list(grads), as_tensors.list(grad_inputs)))
+    return grad_inputs
+
+
+def _run_given(
+    node: Node, grads: list[Tensor | None], grad_inputs: list[Tensor | None]
+) -> list[Tensor | None]:
+    """The hooks and watchers of `_run`, for grad_inputs computed on arrays."""
+    if node._hooks:
+        grad_inputs = _call_post_hooks(node, grad_inputs, grads)
+    for watch in backward_watchers:
+        watch(node, grads, grad_inputs)
+    return grad_inputs
+
+
+def _accumulate(node: AccumulateGrad, grads: list[Any], as_tensors: _Tensors) -> list[Any]:
+    """A leaf's AccumulateGrad in a first-order pass. A first gradient that nothing but
+    this pass holds becomes `.grad` itself, as PyTorch does, when it is laid out as
+    `.grad` must be (see Tensor._accumulate_grad); others are copied."""
+    g = grads[0]
+    # The references: `grads` (the buffer), `g`, and getrefcount's argument.
+    owned = sys.getrefcount(g) <= 3 and g.base is None and as_tensors.known(g) is None
+    tensor = as_tensors.tensor(g)
+    del g
+    node.accumulate(tensor, owned)  # type: ignore[arg-type]
+    if node._hooks or backward_watchers:
+        _run_given(node, [tensor], [])
+    return []
+
+
+def _as_checkable(grad_inputs: Sequence[Any], as_tensors: _Tensors | None) -> Sequence[Any]:
+    return grad_inputs if as_tensors is None else as_tensors.list(grad_inputs)
+
+
+class _Tensors:
+    """Tensors for a first-order pass's arrays: a root gradient is given back as the
+    tensor the caller passed (hooks and `autograd.grad` see the same object, as in
+    PyTorch); any other array gets a new tensor."""
+
+    __slots__ = ("roots",)
+
+    def __init__(self, root_grads: Sequence[Tensor]) -> None:
+        self.roots = {id(g._data): g for g in root_grads}
+
+    def known(self, a: Any) -> Tensor | None:
+        t = self.roots.get(id(a))
+        return t if t is not None and t._data is a else None
+
+    def tensor(self, a: Any) -> Tensor | None:
+        if a is None:
+            return None
+        t = self.known(a)
+        return Tensor._make(a) if t is None else t
+
+    def list(self, arrays: Sequence[Any]) -> list[Any]:
+        return [self.tensor(a) for a in arrays]
+
+
+def _arrays(grads: Sequence[Tensor | None]) -> list[Any]:
+    return [None if g is None else g._data for g in grads]
+
+
+def _add_to_buffer(buffers: dict[Node, list[Any]], node: Node, nr: int, g: Any) -> None:
     """Add `g` to what `node` has received for output `nr` (the backward loop handles a
-    node's first gradient for output 0 itself)."""
+    node's first gradient for output 0 itself). Arrays in a first-order pass, tensors
+    under create_graph: a sum is a new one either way."""
     buf = buffers.get(node)
     if buf is None:
         buf = buffers[node] = []
     if len(buf) <= nr:
         buf.extend([None] * (nr + 1 - len(buf)))
     old = buf[nr]
-    buf[nr] = g if old is None else old + g
+    buf[nr] = g if old is None else _sum(old, g)
+
+
+def _sum(a: Any, b: Any) -> Any:
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        return (Tensor._make(a) + Tensor._make(b))._data  # the operator's dtype and layout
+    return a + b
 
 
 def _pre_process(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:

@@ -15,6 +15,7 @@ import numpy as np
 from .._autograd.grad_mode import _INFERENCE_SAVE
 from .._autograd.node import Node
 from .._autograd.tangents import restore_tangent
+from .._autograd.versions import VersionCounter
 from .._dtype import legacy_type_name
 from .._tensor import Tensor
 
@@ -71,6 +72,23 @@ class SavedTensor:
             self.tensor = tensor
             self.data = None
 
+    @staticmethod
+    def kept(
+        tensor: Tensor | None,
+        data: np.ndarray | None,
+        version: VersionCounter,
+        is_output: bool,
+        output_nr: int,
+    ) -> SavedTensor:
+        """A tensor a node kept in its lean form (an input itself, or its output's array;
+        see OpNode), saved at version 0, as a SavedTensor."""
+        saved = SavedTensor.__new__(SavedTensor)
+        saved.version, saved.expected_version = version, 0
+        saved.is_output, saved.output_nr = is_output, output_nr
+        saved.hooked = saved.tangent = None
+        saved.tensor, saved.data = tensor, data
+        return saved
+
     def unpack(self, node: Node) -> Tensor:
         if self.hooked is not None:
             # What the hooks keep may be a copy: versions are not checked (as in PyTorch).
@@ -86,6 +104,17 @@ class SavedTensor:
         if self.tangent is not None:
             restore_tangent(out, *self.tangent)
         return out
+
+    def array(self, node: Node) -> np.ndarray:
+        """What `unpack` gives, as its array: no tensor made where none is kept."""
+        if self.hooked is not None:
+            return self._unpack_hooked(node)._data
+        if self.version.value != self.expected_version:
+            raise RuntimeError(self._modified_message(node))
+        if self.tensor is not None:
+            return self.tensor._data
+        assert self.data is not None
+        return self.data
 
     def register_hooks(
         self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]

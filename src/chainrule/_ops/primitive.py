@@ -18,19 +18,20 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._autograd import anomaly_mode as _anomaly
 from .._autograd import grad_mode
 from .._autograd import tangents as _tangents
-from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, _sequence, node_watchers
-from .._backward.saved import RawSavedTensor, SavedTensor, _saved_hooks
+from .._backward.saved import _saved_hooks
 from .._dims import wrap_dim, wrap_dims
+from .._strides import with_torch_strides
 from .._tensor import Tensor
 from .declarations import record_declaration
 from .forward_mode import push_forward
+from .op_node import OpNode, add_field, node_class, slot_name
 from .quiet import quiet
 from .view_creation import mark_view_creation
 
 __all__ = [
+    "ArrayRule",
     "Number",
     "OpNode",
     "Primitive",
@@ -45,6 +46,8 @@ __all__ = [
 ]
 
 Rule = Callable[[Tensor, "OpNode"], Tensor | None]
+# A rule on arrays: `array_rule(grad_output_array, node) -> grad_input_array`.
+ArrayRule = Callable[[np.ndarray, "OpNode"], Any]
 # How a result is laid out in memory: `layout(result, *input_arrays) -> array`.
 Layout = Callable[..., np.ndarray]
 # A Python or NumPy number, as ops accept one in place of a tensor.
@@ -52,213 +55,15 @@ Number = bool | int | float | np.number | np.bool_
 # What a node saves: (index, name) of the inputs, then of the outputs (Primitive.save_plan).
 SavePlan = tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
 
+declared: weakref.WeakSet[Primitive] = weakref.WeakSet()  # every Primitive made, for tools
+# The parameters of every node of an op called without any (one dict for all; never changed).
+_NO_PARAMS: dict[str, Any] = {}
+
 
 def tracks(t: Tensor) -> bool:
     """Whether an op on `t` must run through its Primitive (not a raw NumPy shortcut):
     `t` requires grad, or carries a forward-mode tangent."""
     return t._requires_grad or (_tangents._active and _tangents.tangent_of(t) is not None)
-
-
-class OpNode(Node):
-    """The grad_fn of a built-in op. Each op has its own subclass named as PyTorch names it."""
-
-    __slots__ = ("_input_meta", "_output_meta", "_params", "_prim", "_saved")
-
-    _prim: Primitive
-    _input_meta: tuple[tuple[tuple[int, ...], np.dtype], ...]
-
-    def __init__(
-        self,
-        prim: Primitive,
-        inputs: Sequence[Tensor],
-        params: dict[str, Any],
-        results: Sequence[Tensor],
-    ) -> None:
-        # Node.__init__, inlined: this runs once per recorded op (and one input is the
-        # common case, spelled out because it is a third faster than the general one).
-        if len(inputs) == 1:
-            t = inputs[0]
-            if t._grad_fn is not None:
-                self._next = ((t._grad_fn, t._output_nr),)  # _gradient_edge, inline
-            else:
-                self._next = (t._gradient_edge() if t._requires_grad else (None, 0),)
-            self._input_meta = ((t._data.shape, t._data.dtype),)
-            key: tuple[bool, ...] = (t._requires_grad,)
-        else:
-            edges: list[tuple[Node | None, int]] = []
-            meta, flags = [], []
-            for t in inputs:
-                flags.append(t._requires_grad)
-                if t._grad_fn is not None:
-                    edges.append((t._grad_fn, t._output_nr))  # _gradient_edge, inline
-                else:
-                    edges.append(t._gradient_edge() if t._requires_grad else (None, 0))
-                meta.append((t._data.shape, t._data.dtype))
-            self._next, self._input_meta, key = tuple(edges), tuple(meta), tuple(flags)
-        self._seq = next(_sequence)
-        self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
-        self._retained = self._metadata = None
-        if _anomaly._enabled:
-            _anomaly.record(self)
-        self._prim = prim
-        self._params = params
-        saved: dict[str, Any] = {}
-        # The cached plan, read directly; save_plan makes it on a miss.
-        save_inputs, save_outputs = prim._save_plans.get(key) or prim.save_plan(key)
-        if prim.variadic:
-            # All the tensors of a variadic op are saved under its one input name.
-            if save_inputs:
-                saved[prim.inputs[0]] = [SavedTensor(t) for t in inputs]
-        else:
-            for i, name in save_inputs:
-                saved[name] = SavedTensor(inputs[i])
-        for i, name in save_outputs:
-            r = results[i]
-            if _saved_hooks.top is not None and r._data.dtype.kind == "f":
-                # Wired now (the caller does the same next) so pack hooks see the grad_fn.
-                r._requires_grad, r._grad_fn = True, self
-            saved[name] = SavedTensor(r, is_output=True)
-        self._saved: dict[str, Any] | None = saved
-        self._output_meta = (
-            tuple([(r._data.shape, r._data.dtype) for r in results]) if len(results) > 1 else ()
-        )
-        if node_watchers:
-            for watch in node_watchers:
-                watch(self, results)
-
-    def __getattr__(self, name: str) -> Any:
-        # Called only when normal lookup fails: parameters, then saved tensors.
-        key = name[7:] if name.startswith("_saved_") else name
-        try:
-            saved = object.__getattribute__(self, "_saved")
-            params = object.__getattribute__(self, "_params")
-        except AttributeError:
-            raise AttributeError(name) from None
-        if name.startswith("_raw_saved_"):
-            return self._raw_saved(name[11:], saved)
-        if key in params:
-            if key == name:
-                _add_field(type(self), name)  # the next lookup of this name is direct
-            return params[key]
-        if saved is None:
-            if key in self._prim.saveable:
-                raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        elif key in saved:
-            return _unpack(saved[key], self)
-        elif key != name and key in self._prim.ever_saved:
-            return None  # `_saved_self` of an input this node had no need to save, as PyTorch
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def _raw_saved(self, key: str, saved: dict[str, Any] | None) -> RawSavedTensor:
-        """`_raw_saved_<key>`: a saved tensor to set hooks on (after a backward has freed
-        it, one whose `register_hooks` says so). A variadic op's list has none, as PyTorch."""
-        value = saved.get(key) if saved is not None else None
-        if isinstance(value, SavedTensor) or (saved is None and key in self._prim.saveable):
-            return RawSavedTensor(self, value)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '_raw_saved_{key}'")
-
-    def _apply(
-        self, grad_outputs: list[Tensor | None], needed: Sequence[bool] | None = None
-    ) -> list[Tensor | None]:
-        """grad_inputs; `needed[i]` False skips input i's rule (its gradient is not wanted)."""
-        prim = self._prim
-        if self._output_meta:
-            grad: Any = _materialize(grad_outputs, self._output_meta)
-            if grad is None:
-                return [None] * len(self._next)
-        else:
-            grad = grad_outputs[0]
-            if grad is None:
-                return [None] * len(self._next)
-        if prim.variadic:
-            rule = prim.grads[0]
-            assert rule is not None
-            wanted = [e[0] is not None for e in self._next] if needed is None else needed
-            return [
-                rule(grad, self, i) if w else None  # type: ignore[call-arg]
-                for i, w in enumerate(wanted)
-            ]
-        if prim.one_rule:  # one input, and the node runs only when it wants a gradient
-            return [prim.grads[0](grad, self)]  # type: ignore[misc]
-        out: list[Tensor | None] = []
-        for i, rule in enumerate(prim.grads):
-            want = self._next[i][0] is not None if needed is None else needed[i]
-            out.append(rule(grad, self) if want and rule is not None else None)
-        return out
-
-    def _release(self) -> None:
-        if self._saved:
-            self._saved = None
-
-
-class _Field:
-    """`node.<name>` for a parameter or saved value: the fast way in for rules.
-
-    Without it every such read first fails the normal lookup and then falls back to
-    `OpNode.__getattr__`; a class attribute is found at once. Misses (a value
-    another node of the class does not have, a freed graph) still end in
-    `__getattr__`, which raises the right error.
-    """
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __get__(self, node: OpNode | None, owner: type | None = None) -> Any:
-        if node is None:
-            return self
-        name = self.name
-        params = node._params
-        if name in params:
-            return params[name]
-        saved = node._saved
-        value = saved.get(name) if saved is not None else None
-        if type(value) is SavedTensor:  # the common case, without _unpack's call
-            return value.unpack(node)
-        if value is None:
-            return node.__getattr__(name)
-        return _unpack(value, node)
-
-
-def _unpack(value: SavedTensor | list[SavedTensor], node: OpNode) -> Any:
-    """A saved value as the rules see it: a tensor, or a variadic op's tuple of them."""
-    if isinstance(value, list):
-        return tuple([s.unpack(node) for s in value])
-    return value.unpack(node)
-
-
-def _add_field(cls: type[OpNode], name: str) -> None:
-    if not hasattr(cls, name):  # never shadow a Node attribute or method
-        setattr(cls, name, _Field(name))
-
-
-def _materialize(
-    grads: list[Tensor | None], meta: tuple[tuple[Any, np.dtype], ...]
-) -> tuple[Tensor | None, ...] | None:
-    """All grad_outputs of a multi-output node, zeros for the missing ones (None if all are)."""
-    if all(g is None for g in grads):
-        return None
-    grads = list(grads) + [None] * (len(meta) - len(grads))
-    return tuple(
-        g
-        if g is not None or dtype.kind != "f"  # integer outputs get no gradient
-        else Tensor._make(np.zeros(shape, dtype))
-        for g, (shape, dtype) in zip(grads, meta, strict=True)
-    )
-
-
-_node_classes: dict[str, type[OpNode]] = {}
-declared: weakref.WeakSet[Primitive] = weakref.WeakSet()  # every Primitive made, for tools
-
-
-def node_class(name: str) -> type[OpNode]:
-    """The OpNode subclass called `name` (one class per name, as PyTorch has)."""
-    cls = _node_classes.get(name)
-    if cls is None:
-        cls = type(name, (OpNode,), {"__slots__": (), "__module__": "chainrule.autograd.graph"})
-        _node_classes[name] = cls
-    return cls
 
 
 class Primitive:
@@ -279,6 +84,14 @@ class Primitive:
     `layout(result, *input_arrays)` lays each result out in memory as PyTorch does
     (`_strides.contiguous_array`, `_strides.elementwise`, ...), one for all results or
     one per result; None leaves it to the forward.
+
+    `array_grads` (optional, hot ops only) gives the rules again on NumPy arrays, for
+    the first-order backward: `array_rule(grad_array, node)` reads saved arrays with
+    `node._array(name)` and reaches other ops through their `on_arrays`, so it makes
+    the same calls the tensor rule makes, without a tensor per step; None (for an
+    input, or returned) leaves a case to the tensor rule. They serve gradients of
+    the inputs' float32/float64 dtype; `tests/test_array_rules.py` checks them bit
+    for bit against the tensor rules on the op table.
     """
 
     def __init__(
@@ -293,6 +106,7 @@ class Primitive:
         tangent: str | Callable[..., Any] | None = None,
         formulas: Sequence[str | None] | None = None,
         layout: Layout | tuple[Layout, ...] | None = None,
+        array_grads: Sequence[ArrayRule | None] | None = None,
     ) -> None:
         self.variadic = variadic
         self.layout = layout
@@ -313,18 +127,24 @@ class Primitive:
         self.one_rule = len(self.grads) == 1 and self.grads[0] is not None and not variadic
         self.inputs = tuple(inputs)
         self.view = view
-        self.node_cls = node_class(name)
         self.saveable = frozenset((*self.inputs, *self.outputs))
-        for field in self.saveable:
-            _add_field(self.node_cls, field)
         # What each rule reads from its node, found from the names it uses.
         self._reads = tuple(
             frozenset(rule.__code__.co_names) & self.saveable if rule is not None else frozenset()
             for rule in self.grads
         )
         self.ever_saved = frozenset().union(*self._reads)  # by some pattern of requires_grad
+        # The node's slot for each value it may save.
+        self.slots = {f: slot_name(f) for f in sorted(self.ever_saved)}
+        self.slot_names = tuple(self.slots.values())
+        self.node_cls = node_class(name, self.ever_saved)
+        for field in self.saveable:
+            add_field(self.node_cls, field)
         self._save_plans: dict[tuple[bool, ...], SavePlan] = {}
         self.formulas = None if formulas is None else tuple(formulas)
+        if array_grads is not None and (len(array_grads) != len(grads) or variadic or self._many):
+            raise ValueError(f"{name}: array_grads needs one entry per rule, one output")
+        self.array_grads = None if array_grads is None else tuple(array_grads)
         declared.add(self)
 
     def save_plan(self, requires_grad: tuple[bool, ...]) -> SavePlan:
@@ -377,13 +197,25 @@ class Primitive:
             for t in inputs:
                 if t._requires_grad:
                     result._requires_grad = True
-                    result._grad_fn = self.node_cls(self, inputs, params, (result,))
+                    result._grad_fn = self.node_cls(self, inputs, params or _NO_PARAMS, (result,))
                     break
         if self.view and np.may_share_memory(data, inputs[0]._data):
             _track_view(result, inputs[0], self, params)
         if _tangents._active:
             push_forward(self, inputs, params, (result,))
         return result
+
+    def on_arrays(self, *arrays: np.ndarray, **params: Any) -> np.ndarray:
+        """The op's result array for input arrays, as a call on tensors computes it (for
+        array rules, which reach other ops this way)."""
+        data = self.forward(*arrays, **params)
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        if self.layout is not None:
+            data = self.layout(data, *arrays)  # type: ignore[operator]
+        if not data.size:
+            data = with_torch_strides(data)
+        return data
 
     def _finish_many(
         self, inputs: Sequence[Tensor], params: dict[str, Any], data: Sequence[Any]

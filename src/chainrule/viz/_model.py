@@ -361,7 +361,7 @@ def _saved_infos(
 
 def _op_saved(node: OpNode, shape: Shape | None, dtype: str | None) -> tuple[list[SavedInfo], bool]:
     prim = node._prim
-    saved = node._saved
+    saved = node._saved_names()
     freed = saved is None
     if saved is None:
         # The names are gone with the dict: ask the primitive what it saved, from which

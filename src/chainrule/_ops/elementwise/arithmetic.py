@@ -37,6 +37,7 @@ _add: Binary = Binary(
     tangent=lambda ts, p: _add.both(
         *tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha
     ),
+    array_rules=(lambda g, n: g, lambda g, n: g if n.alpha == 1 else None),
 )
 _subtract = scaled_binary_forward(np.subtract)
 _sub: Binary = Binary(
@@ -47,6 +48,7 @@ _sub: Binary = Binary(
     tangent=lambda ts, p: _sub.both(
         *tangents_or_zeros(ts, (p.self, p.other)), dt=p.dt, alpha=p.alpha
     ),
+    array_rules=(lambda g, n: g, lambda g, n: _neg.on_arrays(g) if n.alpha == 1 else None),
 )
 _mul = Binary(
     binary_forward(np.multiply),
@@ -54,7 +56,14 @@ _mul = Binary(
     "MulBackward0",
     formulas=("other", "self"),
     tangent="multilinear",
+    array_rules=(lambda g, n: times(g, n._array("other")), lambda g, n: times(g, n._array("self"))),
 )
+
+
+def times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`a * b` for arrays of one float dtype, as the operator computes it on tensors (for
+    array rules)."""
+    return _mul.both.on_arrays(a, b, dt=a.dtype)
 
 
 # A tensor times a Python number as PyTorch's derivative formulas and composites write
@@ -216,7 +225,7 @@ divide = true_divide = div
 
 # --- unary ------------------------------------------------------------------------
 
-_neg = Primitive(
+_neg: Primitive = Primitive(
     "NegBackward0", np.negative, grads=(lambda g, n: -g,), formulas=("-1",), tangent="linear"
 )
 

@@ -18,7 +18,15 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Number, OpNode, Primitive, Rule, as_operands, scalar_tensor
+from ..primitive import (
+    ArrayRule,
+    Number,
+    OpNode,
+    Primitive,
+    Rule,
+    as_operands,
+    scalar_tensor,
+)
 
 __all__ = [
     "NUMBER",
@@ -318,6 +326,7 @@ def _node(
     formulas: Sequence[str | None],
     tangent: Any = "elementwise",  # forward mode applies each rule to its input's tangent
     layout: Any = None,
+    array_rules: Sequence[ArrayRule | None] | None = None,
 ) -> Any:
     if name is None:
         return None
@@ -331,6 +340,7 @@ def _node(
         tangent=tangent,
         formulas=formulas,
         layout=layout,
+        array_grads=array_rules,
     )
 
 
@@ -348,7 +358,8 @@ class Binary:
     None means torch has no such form; "NotImplemented" that it has no derivative
     for it. `tangent` is forward mode's rule for the two-tensor node (see
     `Primitive`); the others are elementwise. `formulas` (and `first_formula`) say
-    the rules as Primitive's `formulas` do. `first_layout` lays out the result when
+    the rules as Primitive's `formulas` do, `array_rules` as its `array_grads` (for
+    the two-tensor node). `first_layout` lays out the result when
     the number comes first, where torch's kernel does not follow the tensor's layout
     (see `Primitive`).
 
@@ -369,6 +380,7 @@ class Binary:
     formulas: tuple[str | None, str | None] = (None, None)
     first_formula: str | None = None
     first_layout: Any = None
+    array_rules: tuple[ArrayRule | None, ArrayRule | None] | None = None
 
     def __post_init__(self) -> None:
         k, (self_rule, other_rule) = self.kernel, self.rules
@@ -381,6 +393,7 @@ class Binary:
             (self_rule, other_rule),
             self.formulas,
             self.tangent,
+            array_rules=self.array_rules,
         )
         self.second = _node(
             self.number_second,

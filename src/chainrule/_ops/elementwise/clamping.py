@@ -302,6 +302,7 @@ _relu = Primitive(
     formulas=("1 where result > 0, else 0",),
     tangent="elementwise",
     layout=_strides.elementwise,
+    array_grads=(lambda g, n: _threshold_backward.on_arrays(g, n._array("result")),),
 )
 
 

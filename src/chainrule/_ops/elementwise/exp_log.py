@@ -9,7 +9,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..primitive import Primitive
-from .arithmetic import add_scalar, mul_scalar
+from .arithmetic import add_scalar, mul_scalar, times
 from .conditional import where
 from .forwards import (
     float_unary_forward,
@@ -49,6 +49,7 @@ _exp = Primitive(
     grads=(lambda g, n: g * n.result,),
     formulas=("exp(self) = result",),
     tangent="elementwise",
+    array_grads=(lambda g, n: times(g, n._array("result")),),
 )
 _log = Primitive(
     "LogBackward0",

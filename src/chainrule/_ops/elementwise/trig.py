@@ -9,7 +9,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..primitive import Primitive
-from .arithmetic import mul_scalar
+from .arithmetic import mul_scalar, times
 from .conditional import where
 from .exp_log import rsqrt
 from .forwards import (
@@ -56,8 +56,9 @@ _sin = Primitive(
     grads=(lambda g, n: g * n.self.cos(),),
     formulas=("cos(self)",),
     tangent="elementwise",
+    array_grads=(lambda g, n: times(g, _cos.on_arrays(n._array("self"))),),
 )
-_cos = Primitive(
+_cos: Primitive = Primitive(
     "CosBackward0",
     float_unary_forward(np.cos),
     grads=(lambda g, n: -g * n.self.sin(),),
@@ -85,6 +86,7 @@ _tanh = Primitive(
     grads=(lambda g, n: _tanh_backward(g, n.result),),
     formulas=("1 - result²",),
     tangent="elementwise",
+    array_grads=(lambda g, n: _tanh_backward.on_arrays(g, n._array("result")),),
 )
 
 

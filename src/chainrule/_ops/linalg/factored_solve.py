@@ -85,7 +85,7 @@ _cholesky_solve = Primitive(
     grads=(lambda g, n: cholesky_solve(g, n.input2, n.upper), _cholesky_solve_grad_factor),
     formulas=(
         "(L Lᵀ)⁻¹ · grad, L = input2 (upper = {upper}: Uᵀ U)",
-        "-(grad_self · resultᵀ + result · grad_selfᵀ) · input2 (lower)",
+        "-(G · resultᵀ + result · Gᵀ) · input2, G = (L Lᵀ)⁻¹ · grad (upper: input2 first)",
     ),
 )
 

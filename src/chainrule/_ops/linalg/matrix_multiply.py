@@ -8,7 +8,7 @@ from ... import _dtype
 from ..._tensor import Tensor
 from ..primitive import Primitive
 from ..shape.inplace_views import squeeze_
-from ..shape.views import unsafe_view
+from ..shape.views import transposed, unsafe_view
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
 
@@ -33,7 +33,18 @@ _mm = Primitive(
     grads=(lambda g, n: g.mm(n.mat2.t()), lambda g, n: n.self.t().mm(g)),
     formulas=("grad · mat2ᵀ", "selfᵀ · grad"),
     tangent="multilinear",
+    array_grads=(
+        lambda g, n: mm_arrays(g, transposed(n._array("mat2"))),
+        lambda g, n: mm_arrays(transposed(n._array("self")), g),
+    ),
 )
+
+
+def mm_arrays(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`a.mm(b)` for two matrices of one dtype, on arrays (for array rules)."""
+    return _mm.on_arrays(a, b, dt=a.dtype)
+
+
 _mv = Primitive(
     "MvBackward0",
     _dot_forward,

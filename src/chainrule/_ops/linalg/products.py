@@ -12,12 +12,12 @@ import numpy as np
 from ..._dtype import c_type_name, scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim
-from ..shape.views import clone_contiguous, unsafe_view
+from ..shape.views import clone_contiguous, transposed, unsafe_view
 from .common import check_matrix
 from .contraction import einsum
 from .decompositions import inv
 from .geometry import cdist, cross
-from .matrix_multiply import bmm, mm, mv
+from .matrix_multiply import bmm, mm, mm_arrays, mv
 
 __all__ = [
     "addbmm",
@@ -218,6 +218,11 @@ _addmm = Primitive(
         "alpha * mat1ᵀ · grad, alpha = {alpha}",
     ),
     tangent=_fused_tangent(mm, "mat1", "mat2"),
+    array_grads=(  # alpha 1 (as nn.Linear's); the tensor rules scale
+        None,
+        lambda g, n: mm_arrays(g, transposed(n._array("mat2"))) if n.alpha == 1 else None,
+        lambda g, n: mm_arrays(transposed(n._array("mat1")), g) if n.alpha == 1 else None,
+    ),
 )
 _addmv = Primitive(
     "AddmvBackward0",

@@ -151,8 +151,20 @@ _transpose = Primitive(
     view=True,
 )
 _t = Primitive(
-    "TBackward0", lambda a: a.T, grads=(lambda g, n: g.t(),), formulas=("gradᵀ",), view=True
+    "TBackward0",
+    lambda a: a.T,
+    grads=(lambda g, n: g.t(),),
+    formulas=("gradᵀ",),
+    view=True,
+    array_grads=(lambda g, n: transposed(g),),
 )
+
+
+def transposed(a: np.ndarray) -> np.ndarray:
+    """`t()` of a matrix, on arrays (for array rules)."""
+    return _t.on_arrays(a)
+
+
 _permute = Primitive(
     "PermuteBackward0",
     lambda a, dims: np.transpose(a, dims),

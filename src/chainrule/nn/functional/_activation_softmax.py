@@ -116,6 +116,7 @@ _log_softmax = Primitive(
     formulas=("grad - exp(result) * Σ grad along dim {dim}",),
     tangent=lambda ts, p: ts[0] - (ts[0] * p.result.exp()).sum(p.dim, keepdim=True),
     layout=_strides.contiguous_array,
+    array_grads=(lambda g, n: _log_softmax_backward.on_arrays(g, n._array("result"), dim=n.dim),),
 )
 
 

@@ -1,0 +1,161 @@
+"""What a recorded op keeps, and what the first-order backward copies.
+
+A node keeps its saved values in slots, as the tensors and arrays themselves, until
+something needs a SavedTensor; the engine moves arrays, and AccumulateGrad takes
+over a first gradient that only the backward holds (as PyTorch does).
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+import weakref
+
+import numpy as np
+import pytest
+
+import chainrule
+from chainrule._backward.saved import SavedTensor
+
+
+def _chain(x: chainrule.Tensor, rounds: int) -> chainrule.Tensor:
+    y = x
+    for _ in range(rounds):
+        y = (y * 1.001 + 1e-4).tanh().sin()
+    return y
+
+
+def test_a_node_keeps_its_saved_input_and_output_without_saved_tensors() -> None:
+    x = chainrule.tensor([0.5, -1.0], requires_grad=True)
+    s = x.sin()
+    t = x.tanh()
+    assert s.grad_fn._keep_self is x
+    assert type(t.grad_fn._keep_result) is np.ndarray
+    assert t.grad_fn._keep_result is t._data
+    assert x._vc is None  # no version counter until something needs one
+
+
+def test_saved_reads_make_saved_tensors_that_stay() -> None:
+    x = chainrule.tensor([0.5, -1.0], requires_grad=True)
+    s = x.sin()
+    saved = s.grad_fn._saved
+    assert isinstance(saved["self"], SavedTensor)
+    assert s.grad_fn._saved["self"] is saved["self"]
+    assert s.grad_fn._saved_self is x
+
+
+def test_a_lean_saved_input_written_in_place_fails_with_pytorchs_message() -> None:
+    x = chainrule.tensor([0.5, -1.0], requires_grad=True)
+    a = x * 1
+    b = a.sin()
+    a.add_(1)
+    with pytest.raises(RuntimeError) as err:
+        b.sum().backward()
+    # As PyTorch's (the tensor's producer is now the in-place add).
+    assert "FloatTensor [2]], which is output 0 of Add, is at version 1; expected version 0" in (
+        str(err.value)
+    )
+
+
+def test_a_lean_saved_output_written_in_place_fails() -> None:
+    x = chainrule.tensor([0.5, -1.0], requires_grad=True)
+    y = x.exp()
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="output 0 of Exp, is at version 1"):
+        y.sum().backward()
+
+
+def test_an_input_written_before_it_is_saved_is_checked_against_that_version() -> None:
+    x = chainrule.tensor([0.5, -1.0], requires_grad=True)
+    a = x * 1
+    a.add_(1)
+    b = a.sin()  # saved at version 1: the general form
+    assert isinstance(b.grad_fn._keep_self, SavedTensor)
+    b.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([1.5, 0.0]))
+
+
+def test_recorded_ops_add_few_objects_for_the_garbage_collector() -> None:
+    x = chainrule.linspace(-1, 1, 4, dtype=chainrule.float64, requires_grad=True)
+    _chain(x, 5)
+    gc.collect()
+    before = len(gc.get_objects())
+    y = _chain(x, 250)
+    gc.collect()
+    per_op = (len(gc.get_objects()) - before) / 1000
+    del y
+    # A node, its edge and metadata tuples, and about one kept tensor: no dicts, no
+    # SavedTensors, no version counters for inputs.
+    assert per_op <= 4.0
+
+
+def test_a_graph_dies_with_its_last_tensor_without_the_collector() -> None:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        x = chainrule.linspace(-1, 1, 4, dtype=chainrule.float64, requires_grad=True)
+        y = _chain(x, 50)
+        node = weakref.ref(y.grad_fn)
+        first = weakref.ref(y.grad_fn.next_functions[0][0])
+        y.sum().backward()
+        del y
+        assert node() is None and first() is None
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _backward_peak(x: chainrule.Tensor, gradient: chainrule.Tensor | None = None) -> int:
+    y = x * 2
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        start = tracemalloc.get_traced_memory()[0]
+        if gradient is None:
+            y.sum().backward()
+        else:
+            y.backward(gradient)
+        return tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+
+
+def test_accumulate_grad_takes_over_a_gradient_only_the_backward_holds() -> None:
+    n = 1_000_000
+    x = chainrule.zeros(n, dtype=chainrule.float64, requires_grad=True)
+    peak = _backward_peak(x)
+    # One gradient array (8 MB) at the peak: the leaf's .grad is it, not a copy of it.
+    assert 8 * n <= peak < 12 * n
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(n, 2.0))
+
+
+def test_a_gradient_someone_else_holds_is_copied() -> None:
+    x = chainrule.zeros(3, requires_grad=True)
+    g = chainrule.ones(3)
+    x.backward(g)
+    assert x.grad is not g and not np.shares_memory(x.grad._data, g._data)
+    g.add_(1)
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones(3))
+    a = chainrule.zeros(3, requires_grad=True)
+    b = chainrule.zeros(3, requires_grad=True)
+    (a + b).backward(g)  # add passes one gradient array to both leaves
+    assert not np.shares_memory(a.grad._data, b.grad._data)
+    assert not np.shares_memory(a.grad._data, g._data)
+    np.testing.assert_array_equal(a.grad.numpy(), np.full(3, 2.0))
+
+
+def test_a_hook_keeping_the_gradient_keeps_it_apart_from_grad() -> None:
+    x = chainrule.zeros(3, requires_grad=True)
+    kept = []
+    y = x * 2
+    y.register_hook(lambda g: kept.append(g))
+    (y * 3).sum().backward()
+    x.grad.add_(1)
+    np.testing.assert_array_equal(kept[0].numpy(), np.full(3, 3.0))
+
+
+def test_grad_returns_the_callers_own_gradient_tensor() -> None:
+    x = chainrule.ones(2, requires_grad=True)
+    v = chainrule.tensor([1.0, 2.0])
+    (got,) = chainrule.autograd.grad(x, x, v)
+    assert got is v

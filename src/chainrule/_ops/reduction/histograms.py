@@ -207,7 +207,7 @@ def histogram(
 
 def histogramdd(
     input: Tensor,
-    bins: int | Sequence[int] | Sequence[Tensor] = 10,
+    bins: int | Sequence[int] | Sequence[Tensor],
     *,
     range: Sequence[float] | None = None,
     weight: Tensor | None = None,

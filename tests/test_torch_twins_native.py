@@ -76,6 +76,7 @@ CALLS = [
     "(lib.instance_norm(x, None, None, zeros, ones, True, 0.5, 1e-5, False), zeros, ones)",
     "lib.adaptive_max_pool1d(x.requires_grad_(), 3)",
     "lib.adaptive_max_pool1d(x, [2])",
+    "lib.adaptive_max_pool1d(x, 0)",
     "lib.adaptive_max_pool1d(x, (2, 2))",
     "lib.adaptive_max_pool1d(x[0, 0], 2)",
     "lib.embedding(x[0].requires_grad_(), lib.tensor([[0, 2], [1, 1]]))",
@@ -281,6 +282,9 @@ RECORDED = {
         '((([-1.375, -1.125, -0.875, -0.625, -0.375, -0.125, 0.125, 0.375, 0.625, 0.875, '
         "1.125, 1.375], 'float32', (2, 3, 2), None), ([1.0, 3.0, 1.0, 3.0, 1.0, 3.0, "
         "1.0, 3.0, 1.0, 3.0, 1.0, 3.0], 'int64', (2, 3, 2), None)), [])"
+    ),
+    'lib.adaptive_max_pool1d(x, 0)': (
+        "((([], 'float32', (2, 3, 0), None), ([], 'int64', (2, 3, 0), None)), [])"
     ),
     'lib.adaptive_max_pool1d(x, (2, 2))': (
         "RuntimeError: adaptive_max_pool1d() argument 'output_size' should contain one "

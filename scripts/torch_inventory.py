@@ -48,15 +48,8 @@ COMPILER = "compilers, TorchScript, vmap and symbolic shapes: chainrule runs eag
 MEMORY = "storage, memory and sharing between processes: a chainrule tensor is a NumPy array"
 COMPLEX = "needs complex dtypes, which chainrule does not have"
 DTYPE = "needs a dtype chainrule does not have (bfloat16, complex32, ...)"
-COPIES = (
-    "`*_copy` forms of views, for graph compilers: the view followed by `clone()` does the same"
-)
 REMOVED = "removed from PyTorch: calling it there raises an error too"
 RARE = "not differentiable and rarely used"
-TWINS = (
-    "a torch.* twin of an nn.functional op with PyTorch's internal argument conventions "
-    "(`reduction` as an int, another argument order): call the nn.functional op"
-)
 NOT_YET = "not yet done"
 
 # Each reason with the names it covers: a glob on the bare name, or on "namespace.name"
@@ -103,21 +96,13 @@ LEFT_OUT: dict[str, tuple[str, ...]] = {
         "stft", "istft", "cdouble", "cfloat", "torch.linalg.eig", "torch.linalg.eigvals",
     ),
     DTYPE: ("bfloat16", "chalf"),
-    COPIES: ("*_copy",),
     REMOVED: (
         "torch.eig", "torch.Tensor.eig", "*lstsq", "torch.solve", "torch.Tensor.solve",
         "*symeig", "torch.matrix_rank", "reinforce", "volatile",
     ),
-    TWINS: (
-        "torch.batch_norm", "torch.instance_norm", "torch.embedding", "torch.embedding_bag",
-        "torch.kl_div", "torch.binary_cross_entropy_with_logits", "torch.*_loss",
-        "torch.dropout*", "torch.*alpha_dropout*", "torch.feature_dropout*",
-        "torch.adaptive_max_pool1d",
-    ),
     RARE: (
-        "histogram", "histogramdd", "nonzero_static", "slice_inverse", "geqrf", "ormqr",
-        "binomial", "poisson", "set_default_tensor_type", "torch.Tensor.name",
-        "torch.Tensor.layout",
+        "slice_inverse", "geqrf", "ormqr",
+        "binomial", "poisson", "torch.Tensor.name",
     ),
     NOT_YET: (
         # torch

@@ -76,6 +76,7 @@ SINGLE: dict[str, dict[str, str]] = {
             "get_num_threads",
             "result_type",
             "set_default_device",
+            "set_default_tensor_type",
             "set_num_threads",
         )
     },
@@ -93,6 +94,19 @@ SINGLE: dict[str, dict[str, str]] = {
     "chainrule.nn.functional._torch_forms": {
         n: n
         for n in (
+            "adaptive_max_pool1d",
+            "alpha_dropout",
+            "alpha_dropout_",
+            "batch_norm",
+            "dropout",
+            "dropout_",
+            "embedding",
+            "embedding_bag",
+            "feature_alpha_dropout",
+            "feature_alpha_dropout_",
+            "feature_dropout",
+            "feature_dropout_",
+            "instance_norm",
             "celu",
             "group_norm",
             "layer_norm",
@@ -103,6 +117,19 @@ SINGLE: dict[str, dict[str, str]] = {
             "rrelu",
             "selu",
             "threshold",
+        )
+    },
+    "chainrule.nn.functional._torch_forms_loss": {
+        n: n
+        for n in (
+            "binary_cross_entropy_with_logits",
+            "cosine_embedding_loss",
+            "ctc_loss",
+            "hinge_embedding_loss",
+            "kl_div",
+            "margin_ranking_loss",
+            "poisson_nll_loss",
+            "triplet_margin_loss",
         )
     },
     "chainrule._lowrank": {"pca_lowrank": "pca_lowrank", "svd_lowrank": "svd_lowrank"},

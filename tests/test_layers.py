@@ -24,6 +24,7 @@ BELOW_TENSOR_MODULES = {
     "chainrule._dims",
     "chainrule._dtype",
     "chainrule._float_math",
+    "chainrule._layout",
     "chainrule._lazy",
     "chainrule._printing",
     "chainrule._public_names",

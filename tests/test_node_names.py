@@ -26,11 +26,18 @@ SHARED = {
         "chainrule/_ops/shape/strided.py",
         "chainrule/_ops/view_tracking.py",
     },
+    # PyTorch's diag of a matrix is its diagonal_copy: the same node, for dims (0, 1) only.
+    "DiagonalBackward0_copy": {
+        "chainrule/_ops/shape/diagonals.py",
+        "chainrule/_ops/indexing/view_copies.py",
+    },
     # PyTorch's one node for every op without a derivative; each op's node names the op
     # in the error it raises when backward reaches it.
     "torch::autograd::NotImplemented": {
         "chainrule/_ops/indexing/gather_scatter.py",
         "chainrule/_ops/reduction/counting.py",
+        "chainrule/_ops/reduction/histograms.py",
+        "chainrule/_ops/indexing/view_copies.py",
         "chainrule/_ops/linalg/ldl.py",
         "chainrule/_random_distributions.py",
         "chainrule/nn/functional/_loss_ctc.py",

@@ -65,6 +65,7 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
+from ._layout import layout, strided
 from ._printing import get_printoptions, set_printoptions
 from ._size import Size
 from ._tensor import Tensor

@@ -1,15 +1,18 @@
 """Questions about where and how chainrule computes: the default device, the thread count,
-a tensor's device index, and which dtypes casts and promotions give (torch.can_cast,
-torch.result_type)."""
+a tensor's device index, which dtypes casts and promotions give (torch.can_cast,
+torch.result_type), and the deprecated torch.set_default_tensor_type."""
 
 from __future__ import annotations
 
+import importlib
 import os
+import warnings
 from typing import Any
 
 import numpy as np
 
 from . import _dtype
+from ._creation import _LegacyTensorType
 from ._device import CPU, device, require_cpu
 from ._ops.reduction.common import invalid_arguments
 from ._tensor import Tensor
@@ -21,6 +24,7 @@ __all__ = [
     "get_num_threads",
     "result_type",
     "set_default_device",
+    "set_default_tensor_type",
     "set_num_threads",
 ]
 
@@ -108,3 +112,41 @@ def result_type(*args: Any, **kwargs: Any) -> _dtype.dtype:
     if len(operands) != 2 or not all(isinstance(o, (Tensor, *_NUMBER)) for o in operands):
         raise invalid_arguments("result_type", args, kwargs, _RESULT_TYPE_SIGNATURES)
     return _dtype.result_type(*operands)
+
+
+_DEFAULT_TYPE_DEPRECATED = (
+    "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+    "torch.set_default_dtype() and torch.set_default_device() as alternatives."
+)
+_warned_default_type = False
+
+
+def _named_type(name: str) -> Any:
+    """A dotted name as PyTorch imports it; `torch.` names chainrule's own."""
+    top, *rest = name.split(".")
+    if top == "torch":
+        top = "chainrule"
+    if rest[:1] == ["cuda"]:
+        raise TypeError(f"type {name} not available. Torch not compiled with CUDA enabled.")
+    found: Any = importlib.import_module(top)
+    for part in rest:
+        found = getattr(found, part)
+    return found
+
+
+def set_default_tensor_type(t: Any, /) -> None:
+    """Make a legacy floating type's dtype (`torch.DoubleTensor`, or its name) the default
+    dtype; deprecated, with a warning the first time (as PyTorch warns once)."""
+    global _warned_default_type
+    if isinstance(t, str):
+        t = _named_type(t)
+    if not _warned_default_type:
+        _warned_default_type = True
+        warnings.warn(_DEFAULT_TYPE_DEPRECATED, UserWarning, stacklevel=2)
+    if not isinstance(t, _LegacyTensorType):
+        raise TypeError(
+            "invalid type object: only floating-point types are supported as the default type"
+        )
+    if not t._dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(t._dtype)

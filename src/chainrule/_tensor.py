@@ -26,6 +26,8 @@ from ._autograd.versions import VersionCounter
 from ._device import CPU, device
 from ._dims import wrap_dim
 from ._dtype import dtype as DType
+from ._layout import layout as Layout
+from ._layout import strided
 from ._printing import format_tensor
 from ._size import Size
 
@@ -179,6 +181,10 @@ class Tensor(_OpMethods):
     @property
     def device(self) -> device:
         return CPU
+
+    @property
+    def layout(self) -> Layout:
+        return strided
 
     @property
     def is_cuda(self) -> bool:

@@ -329,6 +329,7 @@ class TensorSurface:
     def movedim(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.movedim
     def moveaxis(self, source: _builtins.int | _typing.Sequence[_builtins.int], destination: _builtins.int | _typing.Sequence[_builtins.int]) -> Tensor: ...  # rearrange.moveaxis
     def narrow(self, dim: _builtins.int, start: _builtins.int, length: _builtins.int) -> Tensor: ...  # views.narrow
+    def narrow_copy(self, dim: _builtins.int, start: _builtins.int, length: _builtins.int) -> Tensor: ...  # view_copies.narrow_copy
     def as_strided(self, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided
     def as_strided_(self, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided_
     def as_strided_scatter(self, src: Tensor, size: _typing.Sequence[_builtins.int], stride: _typing.Sequence[_builtins.int], storage_offset: _builtins.int | None = ...) -> Tensor: ...  # strided.as_strided_scatter
@@ -428,6 +429,7 @@ class TensorSurface:
     def masked_scatter_(self, /, mask: Tensor, source: Tensor) -> Tensor: ...  # masked.masked_scatter_
     def masked_select(self, mask: Tensor) -> Tensor: ...  # masked.masked_select
     def nonzero(self, *, as_tuple: _builtins.bool = ...) -> Any: ...  # masked.nonzero
+    def nonzero_static(self, *, size: _builtins.int, fill_value: _builtins.int = ...) -> Tensor: ...  # masked.nonzero_static
     def argwhere(self) -> Tensor: ...  # masked.argwhere
     def copy_(self, src: Tensor, non_blocking: _builtins.bool = ...) -> Tensor: ...  # writes.copy_
     def fill_(self, value: Any) -> Tensor: ...  # writes.fill_
@@ -446,6 +448,7 @@ class TensorSurface:
     def sum_to_size(self, *size: Any) -> Tensor: ...  # sum_mean.sum_to_size
     def bincount(self, weights: Tensor | None = ..., minlength: _builtins.int = ...) -> Tensor: ...  # counting.bincount
     def histc(self, bins: _builtins.int = ..., min: Any = ..., max: Any = ..., *, out: Any = ...) -> Tensor: ...  # counting.histc
+    def histogram(self, bins: _builtins.int | Tensor = ..., *, range: _typing.Sequence[_builtins.float] | None = ..., weight: Tensor | None = ..., density: _builtins.bool = ...) -> Any: ...  # histograms.histogram
     def prod(self, *args: Any, **kwargs: Any) -> Tensor: ...  # product.prod_method
     def norm(self, p: Any = ..., dim: Any = ..., keepdim: _builtins.bool = ..., out: Any = ..., dtype: Any = ...) -> Tensor: ...  # product.norm
     def dist(self, other: Tensor, p: _builtins.float = ...) -> Tensor: ...  # norm_forms.dist_method

@@ -15,6 +15,8 @@ __all__ = [
     "cummax",
     "cummin",
     "frexp",
+    "histogram",
+    "histogramdd",
     "kthvalue",
     "linalg_cholesky_ex",
     "linalg_eigh",
@@ -108,6 +110,8 @@ cummax = _structseq("cummax", _VALUES_INDICES)
 cummin = _structseq("cummin", _VALUES_INDICES)
 aminmax = _structseq("aminmax", ("min", "max"))
 frexp = _structseq("frexp", ("mantissa", "exponent"))
+histogram = _structseq("histogram", ("hist", "bin_edges"))
+histogramdd = _structseq("histogramdd", ("hist", "bin_edges"))
 
 # torch.linalg's results, and those of the older torch.svd, torch.slogdet and torch.qr.
 linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))

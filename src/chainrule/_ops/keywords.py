@@ -114,6 +114,11 @@ OUT: dict[str, frozenset[str]] = {
             "nuclear_norm",
             "renorm",
             "threshold",
+            "alias_copy", "as_strided_copy", "detach_copy", "diagonal_copy", "expand_copy",
+            "narrow_copy", "permute_copy", "select_copy", "slice_copy", "split_copy",
+            "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy",
+            "unfold_copy", "unsqueeze_copy", "view_copy",
+            "histogram", "nonzero_static",
         }
     ),
     "torch.linalg": frozenset(

@@ -29,6 +29,7 @@ if TYPING:
         counting,
         extrema,
         frequency,
+        histograms,
         logical,
         moments,
         norm_forms,
@@ -58,6 +59,7 @@ else:  # each family is imported when one of its methods is first used (_lazy.py
     products = LazyModule("chainrule._ops.linalg.products")
     spectral = LazyModule("chainrule._ops.linalg.spectral")
     counting = LazyModule("chainrule._ops.reduction.counting")
+    histograms = LazyModule("chainrule._ops.reduction.histograms")
     extrema = LazyModule("chainrule._ops.reduction.extrema")
     frequency = LazyModule("chainrule._ops.reduction.frequency")
     logical = LazyModule("chainrule._ops.reduction.logical")
@@ -89,6 +91,7 @@ class ReductionLinalgMethods:
     sum_to_size = sum_mean.sum_to_size
     bincount = counting.bincount
     histc = counting.histc
+    histogram = histograms.histogram
     prod = product.prod_method
     norm = product.norm
     dist = norm_forms.dist_method

@@ -12,7 +12,15 @@ if TYPING:
     from .. import _conversion as conversion
     from .. import _creation as creation
     from .. import _creation_data as creation_data
-    from .._ops.indexing import gather_scatter, getitem, masked, reduce_into, take_along, writes
+    from .._ops.indexing import (
+        gather_scatter,
+        getitem,
+        masked,
+        reduce_into,
+        take_along,
+        view_copies,
+        writes,
+    )
     from .._ops.shape import (
         combining,
         diagonals,
@@ -32,6 +40,7 @@ else:  # each family is imported when one of its methods is first used (_lazy.py
     masked = LazyModule("chainrule._ops.indexing.masked")
     take_along = LazyModule("chainrule._ops.indexing.take_along")
     writes = LazyModule("chainrule._ops.indexing.writes")
+    view_copies = LazyModule("chainrule._ops.indexing.view_copies")
     combining = LazyModule("chainrule._ops.shape.combining")
     diagonals = LazyModule("chainrule._ops.shape.diagonals")
     rearrange = LazyModule("chainrule._ops.shape.rearrange")
@@ -78,6 +87,7 @@ class ShapeIndexingMethods:
     movedim = rearrange.movedim
     moveaxis = rearrange.moveaxis
     narrow = views.narrow
+    narrow_copy = view_copies.narrow_copy
     as_strided = strided.as_strided
     as_strided_ = strided.as_strided_
     as_strided_scatter = strided.as_strided_scatter
@@ -202,6 +212,7 @@ class ShapeIndexingMethods:
     masked_scatter_ = masked.masked_scatter_
     masked_select = masked.masked_select
     nonzero = masked.nonzero
+    nonzero_static = masked.nonzero_static
     argwhere = masked.argwhere
     copy_ = writes.copy_
     fill_ = writes.fill_

@@ -26,6 +26,7 @@ __all__ = [
     "masked_scatter",
     "masked_select",
     "nonzero",
+    "nonzero_static",
     "where",
 ]
 
@@ -166,6 +167,18 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(a)))
     return Tensor._make(np.argwhere(a).astype(np.int64))
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """`nonzero` with exactly `size` rows: the first `size` found, then rows of `fill_value`."""
+    if not isinstance(size, int) or isinstance(size, bool):
+        raise TypeError(f"nonzero_static(): argument 'size' must be int, not {type(size).__name__}")
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = np.argwhere(input._data)[:size]
+    out = np.full((size, input.ndim), fill_value, dtype=np.int64)
+    out[: len(found)] = found
+    return Tensor._make(out)
 
 
 def argwhere(input: Tensor) -> Tensor:

@@ -14,6 +14,7 @@ frequency    mode, unique, unique_consecutive
 introsort    the order PyTorch's unstable sorts leave ties in
 quantiles    quantile, nanquantile
 counting     bincount, histc
+histograms   histogram, histogramdd (with their bin edges)
 searching    searchsorted, bucketize, isin
 common       selecting along a dim, restoring reduced dims, argument errors
 """
@@ -25,6 +26,7 @@ from . import (
     extrema,
     finite_differences,
     frequency,
+    histograms,
     integration,
     logical,
     moments,
@@ -40,6 +42,7 @@ from .counting import *  # noqa: F403
 from .extrema import *  # noqa: F403
 from .finite_differences import *  # noqa: F403
 from .frequency import *  # noqa: F403
+from .histograms import *  # noqa: F403
 from .integration import *  # noqa: F403
 from .logical import *  # noqa: F403
 from .moments import *  # noqa: F403
@@ -57,6 +60,7 @@ __all__ = [
     *extrema.__all__,
     *finite_differences.__all__,
     *frequency.__all__,
+    *histograms.__all__,
     *integration.__all__,
     *logical.__all__,
     *moments.__all__,

@@ -84,6 +84,12 @@ def _feature_dropout(
     return _apply_mask(input, mask, inplace)
 
 
+def feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:
+    """Channel-wise dropout of an input with a batch dim and a channel dim first (any
+    number of dims after them): what the channel-wise forms above come to."""
+    return _feature_dropout(input, p, training, inplace, batched=True)
+
+
 def dropout1d(
     input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
 ) -> Tensor:

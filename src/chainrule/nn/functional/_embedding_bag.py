@@ -247,6 +247,12 @@ def _bag(
     bags = _bag_of_each_index(offsets, idx.size, include_last_offset)
     skip = (idx == padding_idx) | (bags < 0)
     counts = np.bincount(bags[~skip], minlength=num_bags)[:num_bags]
+    if include_last_offset and padding_idx is None and mode != "max" and offsets.size:
+        # PyTorch's CPU kernel for these leaves the indices past the last offset out of the
+        # sum, though they count in the last bag's size (which a mean divides by). (Its
+        # backward differs: a mean sends them a share of the gradient all the same, and a
+        # sum's gradient there is whatever memory held; here they get none.)
+        skip = skip | (np.arange(idx.size) >= offsets[-1])
     # Each index's share of its bag's gradient: 0 if skipped, else 1 (or 1/frequency).
     scale = np.where(skip, 0.0, 1.0).astype(weight._data.dtype)
     if scale_grad_by_freq:

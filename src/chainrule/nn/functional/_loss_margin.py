@@ -88,7 +88,7 @@ def cosine_embedding_loss(
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1."""
     reduction = check_reduction(legacy_reduction(size_average, reduce, reduction))
     dims = target.ndim
-    sizes = f"{input1.size()} and {input2.size()}"
+    sizes = f"{list(input1.shape)} and {list(input2.shape)}"
     if dims == 1 and not input1.ndim == input2.ndim == 2:
         raise RuntimeError(
             f"1D target tensor expects 2D input tensors, but found inputs with sizes {sizes}."

@@ -109,6 +109,9 @@ def adaptive_max_forward(a: np.ndarray, taps: Any, **_: Any) -> tuple[np.ndarray
     size = a.shape[a.ndim - k :]
     plane = [math.prod(size[i + 1 :]) for i in range(k)]
     out = tuple(t.index.shape[1] for t in taps)
+    if 0 in out:  # no windows, and so no taps to read
+        shape = (*a.shape[: a.ndim - k], *out)
+        return np.empty(shape, a.dtype), np.empty(shape, np.int64)
 
     def along(i: int, v: np.ndarray) -> np.ndarray:  # a vector over output dim i, broadcastable
         return v.reshape([-1 if j == i else 1 for j in range(k)])

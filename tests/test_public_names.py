@@ -107,3 +107,17 @@ def test_a_fresh_program_runs_unchanged() -> None:
         "print(y.grad_fn.name(), x.grad.shape == x.shape, torch.linalg.norm(x).item() > 0)\n"
     )
     assert out == ["SumBackward0", "True", "True"]
+
+
+def test_stand_ins_give_way_to_the_real_functions_on_first_use() -> None:
+    """After first use a method is the function itself, even when first used on a
+    subclass's instance, and a property is a plain property."""
+    out = _run(
+        "import chainrule\n"
+        "from chainrule.nn import Parameter\n"
+        "p = Parameter(chainrule.ones(2, 2))\n"
+        "p.cumsum(0); p.mT\n"
+        "d = chainrule.Tensor.__dict__\n"
+        "print(type(d['cumsum']).__name__, type(d['mT']).__name__, 'cumsum' in vars(Parameter))\n"
+    )
+    assert out == ["function", "property", "False"]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Mapping
 from types import FunctionType
 from typing import Any
 
-__all__ = ["TYPING", "LazyMember", "LazyModule", "package_loader", "resolve"]
+__all__ = ["TYPING", "LazyMember", "LazyModule", "LazyProperty", "package_loader", "resolve"]
 
 # False when running; the type checker takes it as true (`always_true` in pyproject.toml),
 # so `if TYPING:` imports what a module loads on first use as ordinary imports, where
@@ -51,12 +51,13 @@ class LazyMember:
     real function there on first access (`wrap` gives it PyTorch's keyword spellings);
     as a property's getter it is called like the function."""
 
-    __slots__ = ("_attribute", "_module", "_target", "name", "wrap")
+    __slots__ = ("_attribute", "_bound", "_module", "_target", "name", "wrap")
 
     def __init__(self, module: str, attribute: str) -> None:
         self._module = module
         self._attribute = attribute
         self._target: Any = None
+        self._bound: Any = None
         self.name = attribute
         self.wrap: Callable[[Any], Any] | None = None
 
@@ -69,17 +70,44 @@ class LazyMember:
         return self.target()(*args, **kwargs)
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if owner is None:
-            owner = type(obj)
-        real = self.target()
-        if isinstance(real, FunctionType) and self.wrap is not None:
-            real = self.wrap(real)
-        if owner.__dict__.get(self.name) is self:
-            setattr(owner, self.name, real)  # later lookups find the function itself
+        real = self.bound()
+        for cls in type(obj).__mro__ if owner is None else owner.__mro__:
+            if cls.__dict__.get(self.name) is self:
+                setattr(cls, self.name, real)  # later lookups find the function itself
+                break
         return real if obj is None else real.__get__(obj, owner)
+
+    def bound(self) -> Any:
+        """What the class gets in this stand-in's place (the target, given PyTorch's
+        keyword spellings if it is a function)."""
+        if self._bound is None:
+            real = self.target()
+            if isinstance(real, FunctionType) and self.wrap is not None:
+                real = self.wrap(real)
+            self._bound = real
+        return self._bound
 
     def __repr__(self) -> str:
         return f"<lazy {self._module}.{self._attribute}>"
+
+
+class LazyProperty:
+    """A property whose getter is a LazyMember: on first use it puts the plain property
+    of the real getter on the class, so later reads cost what a property costs."""
+
+    __slots__ = ("getter", "name")
+
+    def __init__(self, name: str, getter: LazyMember) -> None:
+        self.name = name
+        self.getter = getter
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        real = property(self.getter.target())
+        for cls in type(obj).__mro__ if owner is None else owner.__mro__:
+            if cls.__dict__.get(self.name) is self:
+                setattr(cls, self.name, real)
+                break
+        return real if obj is None else real.__get__(obj, owner)
 
 
 def package_loader(

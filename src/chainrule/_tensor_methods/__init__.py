@@ -30,7 +30,7 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
-from .._lazy import TYPING, LazyMember, LazyModule, resolve
+from .._lazy import TYPING, LazyMember, LazyModule, LazyProperty, resolve
 from .._tensor import Tensor
 from .elementwise import ElementwiseMethods
 from .operators import OperatorMethods
@@ -97,6 +97,8 @@ def bind() -> None:
         if isinstance(member, LazyMember):
             member.name = name
             member.wrap = _with_keywords(name)
+        elif isinstance(member, property) and isinstance(member.fget, LazyMember):
+            member = LazyProperty(name, member.fget)
         elif isinstance(member, FunctionType):
             member = keywords.accept_keywords(member, "torch.Tensor", name)
         setattr(Tensor, name, member)

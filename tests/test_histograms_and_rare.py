@@ -379,3 +379,10 @@ def test_layout_prints_as_pytorchs(torch: ModuleType) -> None:
     ours = [repr(chainrule.zeros(1).layout), repr(chainrule.layout)]
     theirs = [repr(torch.zeros(1).layout), repr(torch.layout)]
     assert [s.replace("chainrule", "torch") for s in ours] == theirs
+
+
+def test_histogram_bins_a_point_as_pytorch_does_where_edges_pile_up() -> None:
+    """A subnormal range rounds several float32 edges to the same value: PyTorch puts a
+    point in the bin its interpolated guess and the guess's neighbours give (recorded)."""
+    found = chainrule.histogram(chainrule.tensor([0.0, 1.401298464324817e-45]), bins=5)
+    assert found.hist.tolist() == [0.0, 1.0, 0.0, 0.0, 1.0]

@@ -82,16 +82,23 @@ def _outer_edges(column: np.ndarray, given: tuple[float, float] | None, d: int) 
     return low, high
 
 
-def _counts(points: np.ndarray, edges: list[np.ndarray], weight: np.ndarray | None) -> np.ndarray:
+def _counts(
+    points: np.ndarray, edges: list[np.ndarray], weight: np.ndarray | None, evenly: bool
+) -> np.ndarray:
     """The (weighted) number of points in each bin; a point on a last edge is in the last
-    bin, one outside the edges (or NaN) in none."""
+    bin, one outside the edges (or NaN) in none. With evenly spaced edges (bins given as
+    counts) a point's bin is found as PyTorch finds it: by interpolating between the
+    outer edges, then searching only the edges either side of that guess."""
     dtype = points.dtype
     inside = np.ones(points.shape[0], dtype=bool)
     positions = []
     for d, e in enumerate(edges):
         column = points[:, d]
         inside &= (column >= e[0]) & (column <= e[-1])
-        position = np.searchsorted(e, column, side="right") - 1
+        if evenly:
+            position = _near_guess(column, e, inside)
+        else:
+            position = np.searchsorted(e, column, side="right") - 1
         positions.append(np.minimum(position, e.size - 2))
     shape = tuple(e.size - 1 for e in edges)
     hist = np.zeros(shape, dtype=dtype)
@@ -99,6 +106,25 @@ def _counts(points: np.ndarray, edges: list[np.ndarray], weight: np.ndarray | No
     values = np.ones(int(inside.sum()), dtype) if weight is None else weight[inside]
     np.add.at(hist, where, values)
     return hist
+
+
+def _near_guess(column: np.ndarray, e: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """Each point's bin: the interpolated guess (in the points' dtype, as PyTorch's kernel
+    computes it), corrected by the last edge at or below the point among the guess's
+    neighbours. (Where rounding piles edges up, as with subnormal ranges, this is not
+    always the last such edge overall: PyTorch's answer, kept.)"""
+    last = e.size - 1
+    with np.errstate(all="ignore"):
+        guess = (column - e[0]) * column.dtype.type(last) / (e[-1] - e[0])
+        guess = np.where(inside, guess, 0).astype(np.int64)
+    guess = np.clip(guess, 0, last)
+    position = np.maximum(guess - 1, 0)  # the window's first edge
+    for step in range(3):  # the window holds guess - 1 .. guess + 1
+        index = np.minimum(np.maximum(guess - 1, 0) + step, last)
+        in_window = np.maximum(guess - 1, 0) + step <= np.minimum(guess + 1, last)
+        position = np.where(in_window & (e[index] <= column), index, position)
+    below = e[np.maximum(guess - 1, 0)] > column  # no edge of the window at or below
+    return np.where(below, np.maximum(guess - 1, 0) - 1, position)
 
 
 def _histogramdd(
@@ -153,7 +179,7 @@ def _histogramdd(
         given = None if ranges is None else (ranges[2 * d], ranges[2 * d + 1])
         low, high = _outer_edges(points[:, d], given, d)
         edges.append(_evenly_spaced(low, high, b + 1, points.dtype))
-    hist = _counts(points, edges, weight)
+    hist = _counts(points, edges, weight, evenly=all(not isinstance(b, Tensor) for b in bins))
     if density:
         hist = hist / hist.sum()
         for d, e in enumerate(edges):

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "src" / "chainrule" / "_public_names.py"
 STALE = "src/chainrule/_public_names.py is stale: run python scripts/update_public_names.py"
 
-# Op families whose whole `__all__` is `chainrule.*`.
+# Op families and modules whose whole `__all__` is `chainrule.*`.
 FAMILIES = (
     "chainrule._ops.elementwise",
     "chainrule._ops.indexing",
@@ -28,6 +28,16 @@ FAMILIES = (
     "chainrule._ops.reduction",
     "chainrule._ops.shape",
     "chainrule._ops.special",
+    "chainrule._random_distributions",
+    "chainrule._random_factories",
+    "chainrule._creation_data",
+    "chainrule._ranges",
+    "chainrule._runtime",
+    "chainrule._windows",
+    "chainrule._lobpcg",
+    "chainrule._lowrank",
+    "chainrule.nn.functional._torch_forms",
+    "chainrule.nn.functional._torch_forms_loss",
 )
 
 # Names taken one by one: module -> {public name: name in the module}.
@@ -37,11 +47,6 @@ SINGLE: dict[str, dict[str, str]] = {
         name: name
         for name in ("broadcast_to", "concat", "concatenate", "narrow", "swapaxes", "swapdims")
     },
-    "chainrule._random_distributions": {n: n for n in ("bernoulli", "multinomial", "normal")},
-    "chainrule._random_factories": {
-        n: n for n in ("rand", "rand_like", "randint", "randint_like", "randn", "randn_like")
-    }
-    | {"randperm": "randperm"},
     "chainrule.nn.functional._activation_softmax": {
         "log_softmax": "tensor_log_softmax",
         "softmax": "tensor_softmax",
@@ -63,103 +68,7 @@ SINGLE: dict[str, dict[str, str]] = {
         n: n for n in ("is_anomaly_check_nan_enabled", "is_anomaly_enabled", "set_anomaly_enabled")
     },
     "chainrule.autograd.grad_mode": {"is_inference": "is_inference"},
-    "chainrule._creation_data": {
-        n: n for n in ("asarray", "empty_strided", "frombuffer", "scalar_tensor")
-    },
-    "chainrule._ranges": {n: n for n in ("logspace", "range", "tril_indices", "triu_indices")},
-    "chainrule._runtime": {
-        n: n
-        for n in (
-            "can_cast",
-            "get_default_device",
-            "get_device",
-            "get_num_threads",
-            "result_type",
-            "set_default_device",
-            "set_default_tensor_type",
-            "set_num_threads",
-        )
-    },
-    "chainrule._windows": {
-        n: n
-        for n in (
-            "bartlett_window",
-            "blackman_window",
-            "hamming_window",
-            "hann_window",
-            "kaiser_window",
-        )
-    },
-    "chainrule._lobpcg": {"lobpcg": "lobpcg"},
-    "chainrule.nn.functional._torch_forms": {
-        n: n
-        for n in (
-            "adaptive_max_pool1d",
-            "alpha_dropout",
-            "alpha_dropout_",
-            "batch_norm",
-            "dropout",
-            "dropout_",
-            "embedding",
-            "embedding_bag",
-            "feature_alpha_dropout",
-            "feature_alpha_dropout_",
-            "feature_dropout",
-            "feature_dropout_",
-            "instance_norm",
-            "celu",
-            "group_norm",
-            "layer_norm",
-            "max_pool1d",
-            "max_pool2d",
-            "max_pool3d",
-            "rms_norm",
-            "rrelu",
-            "selu",
-            "threshold",
-        )
-    },
-    "chainrule.nn.functional._torch_forms_loss": {
-        n: n
-        for n in (
-            "binary_cross_entropy_with_logits",
-            "cosine_embedding_loss",
-            "ctc_loss",
-            "hinge_embedding_loss",
-            "kl_div",
-            "margin_ranking_loss",
-            "poisson_nll_loss",
-            "triplet_margin_loss",
-        )
-    },
-    "chainrule._lowrank": {"pca_lowrank": "pca_lowrank", "svd_lowrank": "svd_lowrank"},
 }
-
-# nn.functional ops that PyTorch binds once, as torch.X and F.X: the same function here
-# too (nn.functional has given them PyTorch's spellings already).
-SHARED_WITH_FUNCTIONAL = (
-    "adaptive_avg_pool1d",
-    "avg_pool1d",
-    "bilinear",
-    "celu_",
-    "channel_shuffle",
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "conv_transpose1d",
-    "conv_transpose2d",
-    "conv_transpose3d",
-    "cosine_similarity",
-    "hardshrink",
-    "pairwise_distance",
-    "pdist",
-    "pixel_shuffle",
-    "pixel_unshuffle",
-    "prelu",
-    "rrelu_",
-    "selu_",
-    "threshold_",
-)
 
 # Public submodules, imported when first read as `chainrule.<name>`.
 SUBMODULES = (
@@ -191,6 +100,12 @@ from __future__ import annotations
 '''
 
 
+def _twins() -> tuple[str, ...]:
+    """The nn.functional ops PyTorch binds once, as torch.X and F.X: the same functions
+    here too (nn.functional has given them PyTorch's spellings already)."""
+    return tuple(importlib.import_module("chainrule.nn.functional._torch_forms").TWINS)
+
+
 def registry() -> dict[str, tuple[str, str]]:
     """Every lazily loaded name, from the lists above (importing the modules)."""
     names: dict[str, tuple[str, str]] = {}
@@ -200,7 +115,7 @@ def registry() -> dict[str, tuple[str, str]]:
     for module, taken in SINGLE.items():
         for public, inner in taken.items():
             names[public] = (module, inner)
-    for name in SHARED_WITH_FUNCTIONAL:
+    for name in _twins():  # the very functions of nn.functional
         names[name] = ("chainrule.nn.functional", name)
     return dict(sorted(names.items()))
 
@@ -213,7 +128,7 @@ def render() -> str:
         f'    "{name}": "{inner}",\n' for name, (_, inner) in names.items() if inner != name
     )
     modules = "".join(f'        "{name}",\n' for name in sorted(SUBMODULES))
-    shared = "".join(f'        "{name}",\n' for name in sorted(SHARED_WITH_FUNCTIONAL))
+    shared = "".join(f'        "{name}",\n' for name in sorted(_twins()))
     return (
         HEADER
         + f"NAMES: dict[str, str] = {{\n{entries}}}\n\n"

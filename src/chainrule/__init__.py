@@ -247,8 +247,7 @@ def _with_keywords(name: str, value: _Any) -> _Any:
 
 _keywords = _lazy.LazyModule("chainrule._ops.keywords")
 for _name in [n for n in globals() if not n.startswith("_")]:
-    if _isfunction(globals()[_name]):
-        globals()[_name] = _with_keywords(_name, globals()[_name])
+    globals()[_name] = _with_keywords(_name, globals()[_name])
 
 # The rest of the public names (the op library, nn, optim, ...) load on first use.
 __getattr__, __dir__ = _lazy.package_loader(

@@ -70,12 +70,7 @@ class LazyMember:
         return self.target()(*args, **kwargs)
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        real = self.bound()
-        for cls in type(obj).__mro__ if owner is None else owner.__mro__:
-            if cls.__dict__.get(self.name) is self:
-                setattr(cls, self.name, real)  # later lookups find the function itself
-                break
-        return real if obj is None else real.__get__(obj, owner)
+        return _give_way(self, self.name, self.bound(), obj, owner)
 
     def bound(self) -> Any:
         """What the class gets in this stand-in's place (the target, given PyTorch's
@@ -102,12 +97,18 @@ class LazyProperty:
         self.getter = getter
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        real = property(self.getter.target())
-        for cls in type(obj).__mro__ if owner is None else owner.__mro__:
-            if cls.__dict__.get(self.name) is self:
-                setattr(cls, self.name, real)
-                break
-        return real if obj is None else real.__get__(obj, owner)
+        return _give_way(self, self.name, property(self.getter.target()), obj, owner)
+
+
+def _give_way(stand_in: Any, name: str, real: Any, obj: Any, owner: type | None) -> Any:
+    """Put `real` in `stand_in`'s place on the class that holds it (found from the
+    instance's or owner's MRO, so a subclass's instance works too), so later lookups
+    find it directly; then do what `real.__get__` does."""
+    for cls in type(obj).__mro__ if owner is None else owner.__mro__:
+        if cls.__dict__.get(name) is stand_in:
+            setattr(cls, name, real)
+            break
+    return real if obj is None else real.__get__(obj, owner)
 
 
 def package_loader(

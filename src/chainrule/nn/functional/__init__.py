@@ -34,7 +34,7 @@ from ._pool import *  # noqa: F403
 from ._pool3d import *  # noqa: F403
 from ._pool_lp import *  # noqa: F403
 from ._sampling import *  # noqa: F403
-from ._torch_forms import _TWINS as _TWINS
+from ._torch_forms import TWINS as _TWINS
 from ._unpool import *  # noqa: F403
 
 # These are the very functions torch.* binds too (as in PyTorch), so they take the spellings

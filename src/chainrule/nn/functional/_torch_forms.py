@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 # The nn.functional ops PyTorch binds once, as `torch.<name>` and `F.<name>`.
-_TWINS = (
+TWINS = (
     "adaptive_avg_pool1d",
     "avg_pool1d",
     "bilinear",

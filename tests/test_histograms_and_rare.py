@@ -386,3 +386,12 @@ def test_histogram_bins_a_point_as_pytorch_does_where_edges_pile_up() -> None:
     point in the bin its interpolated guess and the guess's neighbours give (recorded)."""
     found = chainrule.histogram(chainrule.tensor([0.0, 1.401298464324817e-45]), bins=5)
     assert found.hist.tolist() == [0.0, 1.0, 0.0, 0.0, 1.0]
+
+
+def test_histogram_searches_out_of_order_edges_as_pytorch_bisects() -> None:
+    """Subnormal edges can come out of order; PyTorch bisects the three edges around its
+    guess, which puts -2.8e-45 in bin 3 here, where the last edge below it is bin 5."""
+    x = [7e-45, -2.8e-45, 8.4e-45, -1.3e-44, 5.6e-45, -0.0, 5.6e-45, -1.4e-45, -2.8e-45, -0.0]
+    x += [9.8e-45, 4.2e-45]
+    found = chainrule.histogram(chainrule.tensor(x), bins=10)
+    assert found.hist.tolist() == [1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0, 3.0, 3.0]

@@ -110,21 +110,24 @@ def _counts(
 
 def _near_guess(column: np.ndarray, e: np.ndarray, inside: np.ndarray) -> np.ndarray:
     """Each point's bin: the interpolated guess (in the points' dtype, as PyTorch's kernel
-    computes it), corrected by the last edge at or below the point among the guess's
-    neighbours. (Where rounding piles edges up, as with subnormal ranges, this is not
-    always the last such edge overall: PyTorch's answer, kept.)"""
+    computes it), corrected by a search among the guess's neighbouring edges only. (Where
+    rounding piles edges up, as with subnormal ranges, that is not always the bin a
+    search of all the edges gives: PyTorch's answer, kept.)"""
     last = e.size - 1
     with np.errstate(all="ignore"):
         guess = (column - e[0]) * column.dtype.type(last) / (e[-1] - e[0])
-        guess = np.where(inside, guess, 0).astype(np.int64)
-    guess = np.clip(guess, 0, last)
-    position = np.maximum(guess - 1, 0)  # the window's first edge
-    for step in range(3):  # the window holds guess - 1 .. guess + 1
-        index = np.minimum(np.maximum(guess - 1, 0) + step, last)
-        in_window = np.maximum(guess - 1, 0) + step <= np.minimum(guess + 1, last)
-        position = np.where(in_window & (e[index] <= column), index, position)
-    below = e[np.maximum(guess - 1, 0)] > column  # no edge of the window at or below
-    return np.where(below, np.maximum(guess - 1, 0) - 1, position)
+        guess = np.clip(np.where(inside, guess, 0).astype(np.int64), 0, last)
+    # C++'s upper_bound over the edges guess - 1 .. guess + 1, step by step as it
+    # bisects (rounding can leave those edges out of order, so the steps matter).
+    first = np.maximum(guess - 1, 0)
+    count = np.minimum(guess + 2, last + 1) - first
+    while bool((count > 0).any()):
+        step = count // 2
+        probe = np.minimum(first + step, last)
+        right = (count > 0) & ~(column < e[probe])
+        first = np.where(right, first + step + 1, first)
+        count = np.where(right, count - step - 1, np.where(count > 0, step, 0))
+    return first - 1
 
 
 def _histogramdd(

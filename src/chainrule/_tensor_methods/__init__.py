@@ -100,5 +100,5 @@ def bind() -> None:
         elif isinstance(member, property) and isinstance(member.fget, LazyMember):
             member = LazyProperty(name, member.fget)
         elif isinstance(member, FunctionType):
-            member = keywords.accept_keywords(member, "torch.Tensor", name)
+            member = _with_keywords(name)(member)
         setattr(Tensor, name, member)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import anomaly_mode as _anomaly
@@ -25,6 +25,7 @@ __all__ = [
     "Edge",
     "Node",
     "backward_watchers",
+    "flat_edges",
     "node_watchers",
 ]
 
@@ -55,7 +56,10 @@ class Node:
     """A step of the backward pass: maps grad_outputs to grad_inputs.
 
     `next_functions` holds one edge `(node, output_nr)` per forward input; the
-    edge is `(None, 0)` for inputs that do not require grad. (Calling a node,
+    edge is `(None, 0)` for inputs that do not require grad. The node keeps them
+    flat, `_next = (node0, nr0, node1, nr1, ...)`: one tuple per node rather than
+    one per edge as well (fewer objects for memory and for the garbage collector to
+    walk); `next_functions` pairs them up when asked. (Calling a node,
     `node(*grad_outputs)`, is defined in `chainrule.autograd`: it makes tensors
     of numbers.)
     """
@@ -80,7 +84,7 @@ class Node:
         def __call__(self, *grad_outputs: Any) -> Any: ...
 
     def __init__(self, next_edges: tuple[Edge, ...] = ()) -> None:
-        self._next = next_edges
+        self._next: tuple[Any, ...] = flat_edges(next_edges)
         self._seq = next(_sequence)
         self._pre_hooks: HookDict | None = None
         self._hooks: HookDict | None = None
@@ -98,7 +102,8 @@ class Node:
 
     @property
     def next_functions(self) -> tuple[Edge, ...]:
-        return self._next
+        flat = self._next
+        return tuple(zip(flat[::2], flat[1::2], strict=True))
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -144,6 +149,11 @@ class Node:
 
     def _release(self) -> None:
         """Free saved values after a backward that does not retain the graph."""
+
+
+def flat_edges(edges: Iterable[Edge]) -> tuple[Any, ...]:
+    """Edges `((node, nr), ...)` as a node keeps them: `(node, nr, ...)`."""
+    return tuple(itertools.chain.from_iterable(edges))
 
 
 class AccumulateGrad(Node):

@@ -61,37 +61,37 @@ class OpNode(Node):
         if n == 1:
             t = inputs[0]
             if t._grad_fn is not None:
-                self._next = ((t._grad_fn, t._output_nr),)  # _gradient_edge, inline
+                self._next = (t._grad_fn, t._output_nr)  # _gradient_edge, inline
             else:
-                self._next = (t._gradient_edge() if t._requires_grad else _NO_EDGE,)
+                self._next = t._gradient_edge() if t._requires_grad else _NO_EDGE
             d = t._data
             self._input_meta = _shared_meta((d.shape, d.dtype))
             key: tuple[bool, ...] = _ONE_KEYS[t._requires_grad]
         elif n == 2:
             a, b = inputs
-            ea: tuple[Node | None, int]
-            eb: tuple[Node | None, int]
+            fa: Node | None
+            fb: Node | None
             if a._grad_fn is not None:
-                ea = (a._grad_fn, a._output_nr)
+                fa, na = a._grad_fn, a._output_nr  # _gradient_edge, inline
             else:
-                ea = a._gradient_edge() if a._requires_grad else _NO_EDGE
+                fa, na = a._gradient_edge() if a._requires_grad else _NO_EDGE
             if b._grad_fn is not None:
-                eb = (b._grad_fn, b._output_nr)
+                fb, nb = b._grad_fn, b._output_nr
             else:
-                eb = b._gradient_edge() if b._requires_grad else _NO_EDGE
-            self._next = (ea, eb)
+                fb, nb = b._gradient_edge() if b._requires_grad else _NO_EDGE
+            self._next = (fa, na, fb, nb)
             da, db = a._data, b._data
             self._input_meta = _shared_meta((da.shape, da.dtype, db.shape, db.dtype))
             key = _TWO_KEYS[a._requires_grad, b._requires_grad]
         else:
-            edges: list[tuple[Node | None, int]] = []
+            edges: list[Any] = []
             meta, flags = [], []
             for t in inputs:
                 flags.append(t._requires_grad)
                 if t._grad_fn is not None:
-                    edges.append((t._grad_fn, t._output_nr))  # _gradient_edge, inline
+                    edges += (t._grad_fn, t._output_nr)  # _gradient_edge, inline
                 else:
-                    edges.append(t._gradient_edge() if t._requires_grad else _NO_EDGE)
+                    edges += t._gradient_edge() if t._requires_grad else _NO_EDGE
                 meta.append((t._data.shape, t._data.dtype))
             self._next, self._input_meta, key = tuple(edges), tuple(meta), tuple(flags)
         self._seq = next(_sequence)
@@ -254,15 +254,15 @@ class OpNode(Node):
         if self._output_meta:
             grad: Any = _materialize(grad_outputs, self._output_meta)
             if grad is None:
-                return [None] * len(self._next)
+                return [None] * (len(self._next) // 2)
         else:
             grad = grad_outputs[0]
             if grad is None:
-                return [None] * len(self._next)
+                return [None] * (len(self._next) // 2)
         if prim.variadic:
             rule = prim.grads[0]
             assert rule is not None
-            wanted = [e[0] is not None for e in self._next] if needed is None else needed
+            wanted = [c is not None for c in self._next[::2]] if needed is None else needed
             return [
                 rule(grad, self, i) if w else None  # type: ignore[call-arg]
                 for i, w in enumerate(wanted)
@@ -271,7 +271,7 @@ class OpNode(Node):
             return [prim.grads[0](grad, self)]  # type: ignore[misc]
         out: list[Tensor | None] = []
         for i, rule in enumerate(prim.grads):
-            want = self._next[i][0] is not None if needed is None else needed[i]
+            want = self._next[2 * i] is not None if needed is None else needed[i]
             out.append(rule(grad, self) if want and rule is not None else None)
         return out
 
@@ -297,7 +297,7 @@ class OpNode(Node):
         out: list[Any] = []
         exact = True  # every gradient has its input's shape and dtype already
         for i, rule in enumerate(prim.grads):
-            if rule is None or not (self._next[i][0] is not None if needed is None else needed[i]):
+            if rule is None or not (self._next[2 * i] is not None if needed is None else needed[i]):
                 out.append(None)
                 continue
             array_rule = array_rules[i]

@@ -27,7 +27,7 @@ from .._tensor import Tensor
 from .declarations import record_declaration
 from .forward_mode import push_forward
 from .op_node import OpNode, add_field, node_class, slot_name
-from .quiet import quiet
+from .quiet import mute, quiet, unmute
 from .view_creation import mark_view_creation
 
 __all__ = [
@@ -145,6 +145,12 @@ class Primitive:
         if array_grads is not None and (len(array_grads) != len(grads) or variadic or self._many):
             raise ValueError(f"{name}: array_grads needs one entry per rule, one output")
         self.array_grads = None if array_grads is None else tuple(array_grads)
+        # The NumPy function the forward amounts to when its arrays share one float dtype
+        # (set by `forwards.binary_forward` and `float_unary_forward`): the common case
+        # calls it directly, without the forward's checks (see `_quick`).
+        self.ufunc: Callable[..., Any] | None = (
+            getattr(forward, "ufunc", None) if layout is None and not variadic else None
+        )
         declared.add(self)
 
     def save_plan(self, requires_grad: tuple[bool, ...]) -> SavePlan:
@@ -179,10 +185,27 @@ class Primitive:
         if self.variadic:
             data = self.forward([t._data for t in inputs], **params)
         elif len(inputs) == 1:  # most ops: no list to build
-            data = self.forward(inputs[0]._data, **params)
+            a = inputs[0]._data
+            data = None
+            if self.ufunc is not None and a.dtype.kind == "f":
+                token = mute()
+                try:
+                    data = _quick(self.ufunc, a)
+                finally:
+                    unmute(token)
+            if data is None:
+                data = self.forward(a, **params)
         elif len(inputs) == 2:
-            a, b = inputs
-            data = self.forward(a._data, b._data, **params)
+            a, b = inputs[0]._data, inputs[1]._data
+            data = None
+            if self.ufunc is not None and a.dtype is b.dtype is params["dt"]:
+                token = mute()
+                try:
+                    data = _quick_pair(self.ufunc, a, b)
+                finally:
+                    unmute(token)
+            if data is None:
+                data = self.forward(a, b, **params)
         else:
             data = self.forward(*[t._data for t in inputs], **params)
         if self._many:
@@ -207,7 +230,19 @@ class Primitive:
 
     def on_arrays(self, *arrays: np.ndarray, **params: Any) -> np.ndarray:
         """The op's result array for input arrays, as a call on tensors computes it (for
-        array rules, which reach other ops this way)."""
+        array rules, which reach other ops this way). The caller mutes NumPy's warnings
+        (the engine does, while array rules run)."""
+        ufunc = self.ufunc
+        if ufunc is not None:
+            a = arrays[0]
+            data = None
+            if len(arrays) == 1:
+                if a.dtype.kind == "f":
+                    data = _quick(ufunc, a)
+            elif a.dtype is arrays[1].dtype is params["dt"]:
+                data = _quick_pair(ufunc, a, arrays[1])
+            if data is not None:
+                return data if type(data) is np.ndarray else np.asarray(data)
         data = self.forward(*arrays, **params)
         if type(data) is not np.ndarray:
             data = np.asarray(data)
@@ -239,6 +274,36 @@ class Primitive:
         if _tangents._active:
             push_forward(self, inputs, params, results)
         return results
+
+
+def _quick(ufunc: Callable[..., Any], a: np.ndarray) -> Any:
+    """`ufunc(a)` for an array of the op's float dtype, when NumPy lays the result out as
+    PyTorch does (`_strides.elementwise`'s first case: laid out as the input, no size-1
+    dims, not empty); else None, for the forward to do it all. (A NumPy scalar for a 0-d
+    array.)"""
+    data = ufunc(a)
+    shape = data.shape
+    if data.strides != a.strides or 1 in shape or 0 in shape:
+        return None
+    return data
+
+
+def _quick_pair(ufunc: Callable[..., Any], a: np.ndarray, b: np.ndarray) -> Any:
+    """`_quick` for two arrays of one shape, or an array and a 0-d one (no broadcasting:
+    the forward gives its errors)."""
+    if not b.ndim:
+        st = a.strides
+    elif not a.ndim or a.shape == b.shape:
+        st = b.strides
+        if a.ndim and a.strides != st:
+            return None
+    else:
+        return None
+    data = ufunc(a, b)
+    shape = data.shape
+    if data.strides != st or 1 in shape or 0 in shape:
+        return None
+    return data
 
 
 def _name(entry: tuple[int, str]) -> str:

@@ -38,6 +38,7 @@ def binary_forward(np_fn: Any) -> Any:
         finally:
             unmute(token)
 
+    forward.ufunc = np_fn  # type: ignore[attr-defined]  # (see Primitive.ufunc)
     return forward
 
 
@@ -59,6 +60,7 @@ def float_unary_forward(np_fn: Any) -> Any:
         finally:
             unmute(token)
 
+    forward.ufunc = np_fn  # type: ignore[attr-defined]  # (see Primitive.ufunc)
     return forward
 
 

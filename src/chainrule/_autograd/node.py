@@ -64,16 +64,7 @@ class Node:
     of numbers.)
     """
 
-    __slots__ = (
-        "__weakref__",
-        "_hooks",
-        "_metadata",
-        "_next",
-        "_pre_hooks",
-        "_retained",
-        "_seq",
-        "_tensor_pre_hooks",
-    )
+    __slots__ = ("__weakref__", "_next", "_rare", "_seq")
 
     # (shape, dtype) of each input, for the engine to check gradients against; None
     # where a node kind does not keep them.
@@ -86,11 +77,7 @@ class Node:
     def __init__(self, next_edges: tuple[Edge, ...] = ()) -> None:
         self._next: tuple[Any, ...] = flat_edges(next_edges)
         self._seq = next(_sequence)
-        self._pre_hooks: HookDict | None = None
-        self._hooks: HookDict | None = None
-        self._tensor_pre_hooks: dict[int, HookDict] | None = None
-        self._retained: dict[int, weakref.ref[Tensor]] | None = None
-        self._metadata: dict[str, Any] | None = None
+        self._rare: Rare | None = None
         if _anomaly._enabled:
             _anomaly.record(self)
 
@@ -107,9 +94,37 @@ class Node:
 
     @property
     def metadata(self) -> dict[str, Any]:
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        rare = self._rare_fields()
+        if rare.metadata is None:
+            rare.metadata = {}
+        return rare.metadata
+
+    # What few nodes have, kept together in `_rare` (None for most nodes).
+    @property
+    def _hooks(self) -> HookDict | None:
+        return None if self._rare is None else self._rare.hooks
+
+    @property
+    def _pre_hooks(self) -> HookDict | None:
+        return None if self._rare is None else self._rare.pre_hooks
+
+    @property
+    def _tensor_pre_hooks(self) -> dict[int, HookDict] | None:
+        return None if self._rare is None else self._rare.tensor_pre_hooks
+
+    @property
+    def _metadata(self) -> dict[str, Any] | None:
+        return None if self._rare is None else self._rare.metadata
+
+    @property
+    def _retained(self) -> dict[int, weakref.ref[Tensor]] | None:
+        return None if self._rare is None else self._rare.retained
+
+    def _rare_fields(self) -> Rare:
+        rare = self._rare
+        if rare is None:
+            rare = self._rare = Rare()
+        return rare
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -118,26 +133,30 @@ class Node:
 
     def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """`fn(grad_inputs, grad_outputs)` runs after the node; it may return new grad_inputs."""
-        if self._hooks is None:
-            self._hooks = HookDict()
-        return add_hook(self._hooks, fn)
+        rare = self._rare_fields()
+        if rare.hooks is None:
+            rare.hooks = HookDict()
+        return add_hook(rare.hooks, fn)
 
     def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """`fn(grad_outputs)` runs before the node; it may return new grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = HookDict()
-        return add_hook(self._pre_hooks, fn)
+        rare = self._rare_fields()
+        if rare.pre_hooks is None:
+            rare.pre_hooks = HookDict()
+        return add_hook(rare.pre_hooks, fn)
 
     def _add_tensor_pre_hook(self, output_nr: int, fn: Callable[..., Any]) -> RemovableHandle:
-        if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = {}
-        hooks = self._tensor_pre_hooks.setdefault(output_nr, HookDict())
+        rare = self._rare_fields()
+        if rare.tensor_pre_hooks is None:
+            rare.tensor_pre_hooks = {}
+        hooks = rare.tensor_pre_hooks.setdefault(output_nr, HookDict())
         return add_hook(hooks, fn)
 
     def _retain_grad(self, output_nr: int, tensor: Tensor) -> None:
-        if self._retained is None:
-            self._retained = {}
-        self._retained[output_nr] = weakref.ref(tensor)
+        rare = self._rare_fields()
+        if rare.retained is None:
+            rare.retained = {}
+        rare.retained[output_nr] = weakref.ref(tensor)
 
     # --- running ---------------------------------------------------------------
 
@@ -149,6 +168,20 @@ class Node:
 
     def _release(self) -> None:
         """Free saved values after a backward that does not retain the graph."""
+
+
+class Rare:
+    """A node's hooks, retained gradients and metadata: set on few nodes, so kept in one
+    object a node makes on first need (one slot, one store per recorded node)."""
+
+    __slots__ = ("hooks", "metadata", "pre_hooks", "retained", "tensor_pre_hooks")
+
+    def __init__(self) -> None:
+        self.hooks: HookDict | None = None
+        self.pre_hooks: HookDict | None = None
+        self.tensor_pre_hooks: dict[int, HookDict] | None = None
+        self.retained: dict[int, weakref.ref[Tensor]] | None = None
+        self.metadata: dict[str, Any] | None = None
 
 
 def flat_edges(edges: Iterable[Edge]) -> tuple[Any, ...]:

@@ -223,12 +223,10 @@ def run_backward(
                 _anomaly._evaluating.node = node  # the parent of nodes made from here
             grads = buffers.pop(node, None) or [None]
             kind = type(node)
+            rare = node._rare  # hooks and retained grads, if any
             if (
-                node._tensor_pre_hooks
-                or node._pre_hooks
-                or node._retained
-                or (kind is AccumulateGrad and node.variable._hooks)  # type: ignore[attr-defined]
-            ):
+                rare is not None and (rare.tensor_pre_hooks or rare.pre_hooks or rare.retained)
+            ) or (kind is AccumulateGrad and node.variable._hooks):  # type: ignore[attr-defined]
                 if as_tensors is not None:
                     grads = _arrays(_pre_process(node, as_tensors.list(grads)))
                 else:
@@ -254,7 +252,11 @@ def run_backward(
                                 grad_inputs = apply_arrays(grads, need)
                             finally:
                                 unmute(token)
-                        if grad_inputs is None or node._hooks or backward_watchers:
+                        if (
+                            grad_inputs is None
+                            or (rare is not None and rare.hooks)
+                            or backward_watchers
+                        ):
                             grad_inputs = _run_arrays(node, grads, need, as_tensors, grad_inputs)
                 else:
                     grad_inputs = [None] * (len(edges) // 2)

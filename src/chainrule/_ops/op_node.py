@@ -95,26 +95,24 @@ class OpNode(Node):
                 meta.append((t._data.shape, t._data.dtype))
             self._next, self._input_meta, key = tuple(edges), tuple(meta), tuple(flags)
         self._seq = next(_sequence)
-        self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
-        self._retained = self._metadata = None
+        self._rare = None
         if _anomaly._enabled:
             _anomaly.record(self)
         self._prim = prim
         self._params = params
-        # The cached plan, read directly; save_plan makes it on a miss.
-        save_inputs, save_outputs = prim._save_plans.get(key) or prim.save_plan(key)
+        # The cached plan, read directly; slot_plan makes it on a miss.
+        input_slots, output_slot, holds = prim._slot_plans.get(key) or prim.slot_plan(key)
         # True: holds saved values; False: saved none; None: freed by a backward.
-        self._holds = bool(save_inputs or save_outputs)
+        self._holds = holds
         if len(results) > 1:
             self._output_meta = tuple([(r._data.shape, r._data.dtype) for r in results])
-            self._save_general(prim, inputs, results, save_inputs, save_outputs)
+            self._save_general(prim, inputs, results, *prim.save_plan(key))
         else:
             self._output_meta = ()
             if prim.variadic or _saved_hooks.top is not None or _tangents._active:
-                self._save_general(prim, inputs, results, save_inputs, save_outputs)
+                self._save_general(prim, inputs, results, *prim.save_plan(key))
             else:
-                slots = prim.slots
-                for i, name in save_inputs:
+                for i, slot in input_slots:
                     t = inputs[i]
                     counter = t._vc
                     if (
@@ -123,13 +121,13 @@ class OpNode(Node):
                         or type(t) is not Tensor  # a Parameter or another subclass
                     ):
                         # (SavedTensor raises for an inference tensor, as PyTorch does.)
-                        setattr(self, slots[name], SavedTensor(t))
+                        setattr(self, slot, SavedTensor(t))
                     else:
-                        setattr(self, slots[name], t)
-                if save_outputs:
+                        setattr(self, slot, t)
+                if output_slot is not None:
                     r = results[0]
                     self._out_version = r._version_counter
-                    setattr(self, slots[save_outputs[0][1]], r._data)
+                    setattr(self, output_slot, r._data)
         if node_watchers:
             for watch in node_watchers:
                 watch(self, results)

@@ -54,6 +54,8 @@ Layout = Callable[..., np.ndarray]
 Number = bool | int | float | np.number | np.bool_
 # What a node saves: (index, name) of the inputs, then of the outputs (Primitive.save_plan).
 SavePlan = tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
+# The same as a node stores it: (index, slot) of the inputs, the output's slot, any saved.
+SlotPlan = tuple[tuple[tuple[int, str], ...], str | None, bool]
 
 declared: weakref.WeakSet[Primitive] = weakref.WeakSet()  # every Primitive made, for tools
 # The parameters of every node of an op called without any (one dict for all; never changed).
@@ -141,6 +143,7 @@ class Primitive:
         for field in self.saveable:
             add_field(self.node_cls, field)
         self._save_plans: dict[tuple[bool, ...], SavePlan] = {}
+        self._slot_plans: dict[tuple[bool, ...], SlotPlan] = {}
         self.formulas = None if formulas is None else tuple(formulas)
         if array_grads is not None and (len(array_grads) != len(grads) or variadic or self._many):
             raise ValueError(f"{name}: array_grads needs one entry per rule, one output")
@@ -179,6 +182,18 @@ class Primitive:
                     sorted(((i, n) for i, n in enumerate(self.outputs) if n in needed), key=_name)
                 ),
             )
+        return plan
+
+    def slot_plan(self, requires_grad: tuple[bool, ...]) -> SlotPlan:
+        """`save_plan` as a node stores it in the common case: (input index, slot) of each
+        saved input, the slot of a saved output (None if none; one output), and whether
+        it saves anything. Cached per pattern."""
+        save_inputs, save_outputs = self.save_plan(requires_grad)
+        plan = self._slot_plans[requires_grad] = (
+            tuple((i, self.slots[name]) for i, name in save_inputs),
+            self.slots[save_outputs[0][1]] if save_outputs else None,
+            bool(save_inputs or save_outputs),
+        )
         return plan
 
     def __call__(self, *inputs: Tensor, **params: Any) -> Any:

@@ -267,7 +267,11 @@ def run_backward(
             else:
                 grad_inputs = [None] * (len(edges) // 2)
             del grads  # the grad_outputs go now (and an owned gradient stays owned)
-            for child, nr, gi in zip(edges[::2], edges[1::2], grad_inputs, strict=True):
+            if len(edges) == 2 and len(grad_inputs) == 1:  # one input: no pairing up
+                sends: Any = ((edges[0], edges[1], grad_inputs[0]),)
+            else:
+                sends = zip(edges[::2], edges[1::2], grad_inputs, strict=True)
+            for child, nr, gi in sends:
                 if child is None:
                     continue
                 if gi is not None:
@@ -285,7 +289,10 @@ def run_backward(
                             push(ready, (-following._seq, id(following), following))
                             following = None
                         push(ready, (-child._seq, id(child), child))
+            # Nothing here may keep a gradient once sent: AccumulateGrad takes over one
+            # that only the buffers hold (see `_accumulate`).
             del grad_inputs
+            sends = gi = None
         # Callbacks queued while the pass ran (and by those callbacks), in order.
         while task.callbacks:
             task.callbacks.pop(0)()

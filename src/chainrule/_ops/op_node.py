@@ -23,6 +23,7 @@ __all__ = ["OpNode", "add_field", "node_class", "slot_name"]
 
 # The dtypes the array rules serve (float16 and bfloat16 go through float32 in the ops).
 _ARRAY_DTYPES = frozenset([np.dtype(np.float32), np.dtype(np.float64)])
+_FLOAT64 = np.dtype(np.float64)
 _NO_EDGE = (None, 0)  # the edge of an input that does not require grad (one shared tuple)
 _ONE_KEYS = {False: (False,), True: (True,)}
 _TWO_KEYS = {(a, b): (a, b) for a in (False, True) for b in (False, True)}
@@ -287,9 +288,22 @@ class OpNode(Node):
             return None
         g = grad_outputs[0]
         dt = g.dtype
-        if dt not in _ARRAY_DTYPES:
+        if dt is not _FLOAT64 and dt not in _ARRAY_DTYPES:
             return None
-        for _, input_dtype in self._input_meta:
+        meta = self._input_meta
+        if prim.one_rule:  # one input: its rule, and the result as it is when it fits
+            if meta[0][1] != dt:
+                return None
+            array_rule = array_rules[0]
+            r = array_rule(g, self) if array_rule is not None else None
+            if r is not None:
+                if type(r) is not np.ndarray:
+                    r = np.asarray(r)
+                if r.shape == meta[0][0] and r.dtype == dt:
+                    return [r]
+                checked = validate_grads(self, [Tensor._make(r)])
+                return [None if t is None else t._data for t in checked]
+        for _, input_dtype in meta:
             if input_dtype != dt:
                 return None
         out: list[Any] = []

@@ -149,8 +149,9 @@ class Primitive:
             raise ValueError(f"{name}: array_grads needs one entry per rule, one output")
         self.array_grads = None if array_grads is None else tuple(array_grads)
         # The NumPy function the forward amounts to when its arrays share one float dtype
-        # (set by `forwards.binary_forward` and `float_unary_forward`): the common case
-        # calls it directly, without the forward's checks (see `_quick`).
+        # (set by `forwards.binary_forward`, `scaled_binary_forward` for an alpha of 1,
+        # and `float_unary_forward`): the common case calls it directly, without the
+        # forward's checks (see `_quick`).
         self.ufunc: Callable[..., Any] | None = (
             getattr(forward, "ufunc", None) if layout is None and not variadic else None
         )
@@ -213,7 +214,11 @@ class Primitive:
         elif len(inputs) == 2:
             a, b = inputs[0]._data, inputs[1]._data
             data = None
-            if self.ufunc is not None and a.dtype is b.dtype is params["dt"]:
+            if (
+                self.ufunc is not None
+                and a.dtype is b.dtype is params["dt"]
+                and (len(params) == 1 or _alpha_one(params))
+            ):
                 token = mute()
                 try:
                     data = _quick_pair(self.ufunc, a, b)
@@ -254,7 +259,9 @@ class Primitive:
             if len(arrays) == 1:
                 if a.dtype.kind == "f":
                     data = _quick(ufunc, a)
-            elif a.dtype is arrays[1].dtype is params["dt"]:
+            elif a.dtype is arrays[1].dtype is params["dt"] and (
+                len(params) == 1 or _alpha_one(params)
+            ):
                 data = _quick_pair(ufunc, a, arrays[1])
             if data is not None:
                 return data if type(data) is np.ndarray else np.asarray(data)
@@ -289,6 +296,12 @@ class Primitive:
         if _tangents._active:
             push_forward(self, inputs, params, results)
         return results
+
+
+def _alpha_one(params: dict[str, Any]) -> bool:
+    """Whether a binary forward's parameters besides `dt` are just an alpha of 1 (what
+    its ufunc computes alone)."""
+    return len(params) == 2 and params.get("alpha", 0) == 1
 
 
 def _quick(ufunc: Callable[..., Any], a: np.ndarray) -> Any:

@@ -89,6 +89,7 @@ def scaled_binary_forward(np_fn: Any) -> Any:
             )
         return plain(a, np.multiply(b, alpha, dtype=dt, casting="unsafe"), dt)
 
+    forward.ufunc = np_fn  # type: ignore[attr-defined]  # (alpha 1 only: see Primitive.ufunc)
     return forward
 
 

@@ -176,3 +176,32 @@ def test_grad_returns_the_callers_own_gradient_tensor() -> None:
     v = chainrule.tensor([1.0, 2.0])
     (got,) = chainrule.autograd.grad(x, x, v)
     assert got is v
+
+
+def test_a_number_operand_is_kept_without_a_tensor_until_read() -> None:
+    from chainrule._ops.op_node import NumberOperand
+
+    x = chainrule.tensor([1.0, 2.0], dtype=chainrule.float64, requires_grad=True)
+    y = x * 1.5
+    node = y.grad_fn
+    assert type(node._keep_other) is NumberOperand
+    assert node.next_functions[1] == (None, 0)
+    saved = node._saved_other
+    assert saved is node._saved_other  # one tensor, as PyTorch gives
+    assert saved.item() == 1.5 and saved.dtype == chainrule.float64 and not saved.requires_grad
+    (g,) = chainrule.autograd.grad(y.sum(), x, create_graph=True)
+    np.testing.assert_array_equal(g.detach().numpy(), [1.5, 1.5])
+
+
+def test_number_operands_match_torch(torch) -> None:  # type: ignore[no-untyped-def]
+    for lib in (chainrule, torch):
+        x = lib.tensor([1.0, -2.0], dtype=lib.float64, requires_grad=True)
+        y = ((x * 1.5 + 2) / 3.0 - 1) * 4
+        y.sum().backward()
+        node = (x * 2.5).grad_fn
+        got = (y.detach().numpy(), x.grad.numpy(), node._saved_other.item())
+        if lib is chainrule:
+            ours = got
+    np.testing.assert_array_equal(ours[0], got[0])
+    np.testing.assert_array_equal(ours[1], got[1])
+    assert ours[2] == got[2]

@@ -19,7 +19,7 @@ from .._tensor import Tensor
 if TYPE_CHECKING:
     from .primitive import Primitive
 
-__all__ = ["OpNode", "add_field", "node_class", "slot_name"]
+__all__ = ["NumberOperand", "OpNode", "add_field", "node_class", "slot_name"]
 
 # The dtypes the array rules serve (float16 and bfloat16 go through float32 in the ops).
 _ARRAY_DTYPES = frozenset([np.dtype(np.float32), np.dtype(np.float64)])
@@ -27,6 +27,25 @@ _FLOAT64 = np.dtype(np.float64)
 _NO_EDGE = (None, 0)  # the edge of an input that does not require grad (one shared tuple)
 _ONE_KEYS = {False: (False,), True: (True,)}
 _TWO_KEYS = {(a, b): (a, b) for a in (False, True) for b in (False, True)}
+
+
+class NumberOperand:
+    """A Python number as the operand of a recorded op (`y * 1.5`), without the 0-d
+    tensor PyTorch wraps it in: it shows a node what that tensor would (`_data`, the 0-d
+    array of the op's dtype; no grad, no grad_fn), and a node saves it as it is. A rule
+    or `_saved_other` reading it gets a 0-d tensor of it then (see `_unpack`). Only where
+    nothing else would see the operand: no forward-mode tangents, no saved-tensor hooks
+    (which see wrapped numbers as PyTorch shows them).
+    """
+
+    __slots__ = ("_data",)
+    _requires_grad = False
+    _grad_fn = None
+    _vc = None
+    _inference = False
+
+    def __init__(self, value: np.ndarray) -> None:
+        self._data = value
 
 
 class OpNode(Node):
@@ -37,10 +56,10 @@ class OpNode(Node):
     the common case (no saved-tensor hooks, no forward-mode tangents, one output, a
     plain Tensor never written in place so far): an input as the Tensor itself, the
     node's own output as its array (with the output's version counter in
-    `_out_version`), both saved at version 0. The general form is a `SavedTensor`
-    (a list of them for a variadic op). A lean value becomes a `SavedTensor` on the
-    first use that needs one (`_saved`, an error message, hooks set on it); until
-    then no object is made per saved value.
+    `_out_version`), both saved at version 0, and a NumberOperand as it is. The
+    general form is a `SavedTensor` (a list of them for a variadic op). A lean value
+    becomes a `SavedTensor` on the first use that needs one (`_saved`, an error
+    message, hooks set on it); until then no object is made per saved value.
     """
 
     __slots__ = ("_holds", "_input_meta", "_out_version", "_output_meta", "_params", "_prim")
@@ -121,8 +140,11 @@ class OpNode(Node):
                         or (counter is not None and counter.value)
                         or type(t) is not Tensor  # a Parameter or another subclass
                     ):
-                        # (SavedTensor raises for an inference tensor, as PyTorch does.)
-                        setattr(self, slot, SavedTensor(t))
+                        if type(t) is NumberOperand:  # saved as it is
+                            setattr(self, slot, t)
+                        else:
+                            # (SavedTensor raises for an inference tensor, as PyTorch does.)
+                            setattr(self, slot, SavedTensor(t))
                     else:
                         setattr(self, slot, t)
                 if output_slot is not None:
@@ -171,6 +193,9 @@ class OpNode(Node):
             value = SavedTensor.kept(None, value, self._out_version, True, 0)
         elif isinstance(value, Tensor):  # (its class may have been retagged since)
             value = SavedTensor.kept(value, None, value._version_counter, False, 0)
+        elif kind is NumberOperand:  # its 0-d tensor, from now on
+            t = Tensor._make(value._data)
+            value = SavedTensor.kept(t, None, t._version_counter, False, 0)
         else:
             return value
         setattr(self, self._prim.slots[name], value)
@@ -206,6 +231,8 @@ class OpNode(Node):
                 return Tensor._make(value, True, self, 0)
         elif kind is list:
             return tuple([s.unpack(self) for s in value])
+        elif kind is NumberOperand:  # its 0-d tensor, the same one from now on
+            return self._general(name).unpack(self)
         else:  # lean: an input saved at version 0 (a Tensor, or a subclass it became since)
             counter = value._vc
             if counter is None or not counter.value:
@@ -337,6 +364,8 @@ class OpNode(Node):
         if kind is np.ndarray:
             if not self._out_version.value:
                 return value
+        elif kind is NumberOperand:
+            return value._data
         elif value is not None:  # lean: an input (a Tensor, or a subclass it became since)
             counter = value._vc
             if counter is None or not counter.value:

@@ -26,17 +26,19 @@ from .._strides import with_torch_strides
 from .._tensor import Tensor
 from .declarations import record_declaration
 from .forward_mode import push_forward
-from .op_node import OpNode, add_field, node_class, slot_name
+from .op_node import NumberOperand, OpNode, add_field, node_class, slot_name
 from .quiet import mute, quiet, unmute
 from .view_creation import mark_view_creation
 
 __all__ = [
     "ArrayRule",
     "Number",
+    "NumberOperand",
     "OpNode",
     "Primitive",
     "Rule",
     "as_operands",
+    "number_operand",
     "pair_dtype",
     "scalar_tensor",
     "tangents_or_zeros",
@@ -357,6 +359,15 @@ def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str,
         return prim(parent(base) if parent is not None else base, **params)
 
     view._view_fn = view_fn
+
+
+def number_operand(value: Any, dt: np.dtype) -> Tensor:
+    """`value` as the second operand of a binary op in float dtype `dt`: a NumberOperand
+    where one serves (a small number, nothing that would see the tensor), else the 0-d
+    tensor."""
+    if -65504.0 <= value <= 65504.0 and _saved_hooks.top is None and not _tangents._active:
+        return NumberOperand(np.asarray(value, dt))  # type: ignore[return-value]
+    return scalar_tensor(value, _dtype.from_numpy_dtype(dt))
 
 
 def scalar_tensor(value: Any, dtype: _dtype.dtype) -> Tensor:

@@ -32,7 +32,7 @@ _TWO_KEYS = {(a, b): (a, b) for a in (False, True) for b in (False, True)}
 class NumberOperand:
     """A Python number as the operand of a recorded op (`y * 1.5`), without the 0-d
     tensor PyTorch wraps it in: it shows a node what that tensor would (`_data`, the 0-d
-    array of the op's dtype; no grad, no grad_fn), and a node saves it as it is. A rule
+    array of the op's dtype; no grad, no grad_fn), and a node saves that array. A rule
     or `_saved_other` reading it gets a 0-d tensor of it then (see `_unpack`). Only where
     nothing else would see the operand: no forward-mode tangents, no saved-tensor hooks
     (which see wrapped numbers as PyTorch shows them).
@@ -56,7 +56,8 @@ class OpNode(Node):
     the common case (no saved-tensor hooks, no forward-mode tangents, one output, a
     plain Tensor never written in place so far): an input as the Tensor itself, the
     node's own output as its array (with the output's version counter in
-    `_out_version`), both saved at version 0, and a NumberOperand as it is. The
+    `_out_version`), both saved at version 0, and a NumberOperand as its 0-d array
+    (an array in an input's slot; the garbage collector does not track arrays). The
     general form is a `SavedTensor` (a list of them for a variadic op). A lean value
     becomes a `SavedTensor` on the first use that needs one (`_saved`, an error
     message, hooks set on it); until then no object is made per saved value.
@@ -140,8 +141,8 @@ class OpNode(Node):
                         or (counter is not None and counter.value)
                         or type(t) is not Tensor  # a Parameter or another subclass
                     ):
-                        if type(t) is NumberOperand:  # saved as it is
-                            setattr(self, slot, t)
+                        if type(t) is NumberOperand:  # saved as its 0-d array
+                            setattr(self, slot, t._data)
                         else:
                             # (SavedTensor raises for an inference tensor, as PyTorch does.)
                             setattr(self, slot, SavedTensor(t))
@@ -190,12 +191,13 @@ class OpNode(Node):
         value = self._stored(name)
         kind = type(value)
         if kind is np.ndarray:
-            value = SavedTensor.kept(None, value, self._out_version, True, 0)
+            if name in self._prim.inputs:  # a number operand: its 0-d tensor, from now on
+                t = Tensor._make(value)
+                value = SavedTensor.kept(t, None, t._version_counter, False, 0)
+            else:
+                value = SavedTensor.kept(None, value, self._out_version, True, 0)
         elif isinstance(value, Tensor):  # (its class may have been retagged since)
             value = SavedTensor.kept(value, None, value._version_counter, False, 0)
-        elif kind is NumberOperand:  # its 0-d tensor, from now on
-            t = Tensor._make(value._data)
-            value = SavedTensor.kept(t, None, t._version_counter, False, 0)
         else:
             return value
         setattr(self, self._prim.slots[name], value)
@@ -225,14 +227,14 @@ class OpNode(Node):
         if kind is SavedTensor:
             return value.unpack(self)
         if kind is np.ndarray:  # lean: this node's own output, saved at version 0
+            if name in self._prim.inputs:  # no: a number operand (one tensor from now on)
+                return self._general(name).unpack(self)
             if not self._out_version.value:
                 if value.dtype.kind != "f":  # integer outputs (indices) are outside the graph
                     return Tensor._make(value)
                 return Tensor._make(value, True, self, 0)
         elif kind is list:
             return tuple([s.unpack(self) for s in value])
-        elif kind is NumberOperand:  # its 0-d tensor, the same one from now on
-            return self._general(name).unpack(self)
         else:  # lean: an input saved at version 0 (a Tensor, or a subclass it became since)
             counter = value._vc
             if counter is None or not counter.value:
@@ -362,10 +364,8 @@ class OpNode(Node):
         if kind is SavedTensor:
             return value.array(self)
         if kind is np.ndarray:
-            if not self._out_version.value:
-                return value
-        elif kind is NumberOperand:
-            return value._data
+            if name in self._prim.inputs or not self._out_version.value:
+                return value  # a number operand, or the output at version 0
         elif value is not None:  # lean: an input (a Tensor, or a subclass it became since)
             counter = value._vc
             if counter is None or not counter.value:

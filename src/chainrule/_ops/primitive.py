@@ -238,7 +238,9 @@ class Primitive:
             data = self.layout(data, *[t._data for t in inputs])  # type: ignore[operator]
         result = Tensor._make(data)
         # Only floating-point results can require grad (`x.long()` leaves the graph).
-        if grad_mode._state.grad_enabled and data.dtype.kind == "f":
+        if (
+            not grad_mode.threads_without_grad or grad_mode._state.grad_enabled
+        ) and data.dtype.kind == "f":
             for t in inputs:
                 if t._requires_grad:
                     result._requires_grad = True

@@ -13,11 +13,20 @@ from ..._dtype import c_type_name, scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive, wrap_dim
 from ..shape.views import clone_contiguous, transposed, unsafe_view
+from ..shape.views import t as matrix_t
 from .common import check_matrix
 from .contraction import einsum
 from .decompositions import inv
 from .geometry import cdist, cross
-from .matrix_multiply import bmm, mm, mm_arrays, mv
+from .matrix_multiply import (
+    bmm,
+    first_factor_grad,
+    layout_of,
+    mm,
+    mm_arrays,
+    mv,
+    second_factor_grad,
+)
 
 __all__ = [
     "addbmm",
@@ -160,7 +169,9 @@ def _scaled(g: Tensor, factor: Any) -> Tensor:
 def _fused(product: Any) -> Any:
     """A forward computing beta * input + alpha * product(b, c) (input ignored when beta is 0)."""
 
-    def forward(a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: Any, alpha: Any) -> Any:
+    def forward(
+        a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: Any, alpha: Any, **layouts: Any
+    ) -> Any:
         out = product(b, c)
         if alpha != 1:
             out = out * alpha
@@ -207,10 +218,16 @@ _addmm = Primitive(
     "AddmmBackward0",
     _fused(np.matmul),
     inputs=("self", "mat1", "mat2"),
-    grads=(
+    grads=(  # the factors' gradients laid out as mm's are (see matrix_multiply)
         lambda g, n: _scaled(g, n.beta),
-        lambda g, n: _scaled(g.mm(n.mat2.t()), n.alpha),
-        lambda g, n: _scaled(n.mat1.t().mm(g), n.alpha),
+        lambda g, n: _scaled(
+            first_factor_grad(g, n.mat2, n.mat1_sym_sizes, n.mat1_sym_strides, mm, matrix_t),
+            n.alpha,
+        ),
+        lambda g, n: _scaled(
+            second_factor_grad(g, n.mat1, n.mat2_sym_sizes, n.mat2_sym_strides, mm, matrix_t),
+            n.alpha,
+        ),
     ),
     formulas=(
         "beta = {beta}",
@@ -220,8 +237,20 @@ _addmm = Primitive(
     tangent=_fused_tangent(mm, "mat1", "mat2"),
     array_grads=(  # alpha 1 (as nn.Linear's); the tensor rules scale
         None,
-        lambda g, n: mm_arrays(g, transposed(n._array("mat2"))) if n.alpha == 1 else None,
-        lambda g, n: mm_arrays(transposed(n._array("mat1")), g) if n.alpha == 1 else None,
+        lambda g, n: (
+            first_factor_grad(
+                g, n._array("mat2"), n.mat1_sym_sizes, n.mat1_sym_strides, mm_arrays, transposed
+            )
+            if n.alpha == 1
+            else None
+        ),
+        lambda g, n: (
+            second_factor_grad(
+                g, n._array("mat1"), n.mat2_sym_sizes, n.mat2_sym_strides, mm_arrays, transposed
+            )
+            if n.alpha == 1
+            else None
+        ),
     ),
 )
 _addmv = Primitive(
@@ -312,7 +341,17 @@ def addmm(
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
     _check_same_dtype("addmm", input, mat1, mat2)
     _check_broadcastable(input, (n, p))
-    return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+    return _addmm(
+        input,
+        mat1,
+        mat2,
+        beta=beta,
+        alpha=alpha,
+        mat1_sym_sizes=mat1._data.shape,
+        mat1_sym_strides=layout_of(mat1),
+        mat2_sym_sizes=mat2._data.shape,
+        mat2_sym_strides=layout_of(mat2),
+    )
 
 
 def addmv(

@@ -175,7 +175,9 @@ def _fused(product: Any) -> Any:
         out = product(b, c)
         if alpha != 1:
             out = out * alpha
-        if beta != 0:
+        if beta == 1 and a.dtype == out.dtype:
+            out += a  # into the new product (the callers checked that `a` broadcasts to it)
+        elif beta != 0:
             out = out + (a if beta == 1 else a * beta)  # a new array
         else:
             out = np.broadcast_to(out, np.broadcast_shapes(out.shape, a.shape)).copy()
@@ -216,7 +218,7 @@ def _batch_sum(b: Tensor, c: Tensor) -> Tensor:
 
 _addmm = Primitive(
     "AddmmBackward0",
-    _fused(np.matmul),
+    _fused(np.ndarray.dot),  # mm's BLAS call, at less overhead than np.matmul's
     inputs=("self", "mat1", "mat2"),
     grads=(  # the factors' gradients laid out as mm's are (see matrix_multiply)
         lambda g, n: _scaled(g, n.beta),
@@ -305,7 +307,11 @@ _addbmm = Primitive(
 
 def _check_broadcastable(input: Tensor, shape: tuple[int, ...]) -> None:
     """`input` must expand to `shape` (PyTorch's expand message otherwise)."""
-    Tensor._make(input._data).expand(shape)
+    have = input._data.shape
+    if len(have) > len(shape) or any(
+        h != 1 and h != s for h, s in zip(reversed(have), reversed(shape), strict=False)
+    ):
+        Tensor._make(input._data).expand(shape)  # raises, in PyTorch's words
 
 
 def _check_same_dtype(op: str, input: Tensor, b: Tensor, c: Tensor) -> None:

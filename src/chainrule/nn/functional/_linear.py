@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ... import _dtype
 from ..._dtype import scalar_name
-from ..._ops.linalg.products import addmm
+from ..._ops.linalg.fused_products import addmm
 from ..._tensor import Tensor
 
 __all__ = ["bilinear", "linear"]

@@ -45,6 +45,8 @@ def _fused(product: Any) -> Any:
             out = out + (a if beta == 1 else a * beta)  # a new array
         else:
             out = np.broadcast_to(out, np.broadcast_shapes(out.shape, a.shape)).copy()
+        if out.dtype == a.dtype == b.dtype == c.dtype:
+            return out
         return np.asarray(out, dtype=np.result_type(a, b, c))
 
     return forward
@@ -211,6 +213,11 @@ def addmm(
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
     _check_same_dtype("addmm", input, mat1, mat2)
     _check_broadcastable(input, (n, p))
+    return checked_addmm(input, mat1, mat2, beta, alpha)
+
+
+def checked_addmm(input: Tensor, mat1: Tensor, mat2: Tensor, beta: Any, alpha: Any) -> Tensor:
+    """addmm on arguments the caller has checked as addmm does (`linear`, in its words)."""
     return _addmm(
         input,
         mat1,

@@ -161,19 +161,12 @@ _t = Primitive(
 
 
 def transposed(a: np.ndarray) -> np.ndarray:
-    """`t()` of a matrix, on arrays (for array rules). The transpose of an array that is
-    itself the transpose of another (`base.T`, as a gradient computed by columns is) is
-    that other array: the same memory and strides, but an array of its own, which
-    AccumulateGrad can take over as `.grad` when nothing else holds it."""
-    base = a.base
-    if (
-        type(base) is np.ndarray
-        and base.ndim == 2
-        and base.shape == a.shape[::-1]
-        and base.strides == a.strides[::-1]
-        and base.__array_interface__["data"][0] == a.__array_interface__["data"][0]
-    ):
-        return base
+    """`t()` of a matrix, on arrays (for array rules); of a transposed view, the array it
+    came from (the same memory and strides, and an array AccumulateGrad can take over)."""
+    b = a.base
+    same = type(b) is np.ndarray and b.shape == a.shape[::-1] and b.strides == a.strides[::-1]
+    if same and b.__array_interface__["data"][0] == a.__array_interface__["data"][0]:
+        return b
     return _t.on_arrays(a)
 
 

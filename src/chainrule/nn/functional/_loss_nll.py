@@ -35,7 +35,7 @@ def _nll_forward(
     losses = -(weights * _at_targets(x, picked))
     if reduction == "none":
         return losses
-    out = np.sum(losses, dtype=x.dtype)
+    out = np.add.reduce(losses, axis=None, dtype=x.dtype)  # np.sum's call
     if reduction == "sum":
         return out
     return quiet(lambda: np.asarray(out / total, dtype=x.dtype))  # every target ignored: nan
@@ -206,7 +206,7 @@ def nll_loss(
         input = input.reshape(n, c, 1, -1)
         target = Tensor._make(target._data.reshape(n, 1, -1))
     picked, weights, _ = _picked(input, target, weight, ignore_index)
-    total = np.sum(weights, dtype=weights.dtype) if reduction == "mean" else None
+    total = np.add.reduce(weights, axis=None, dtype=weights.dtype) if reduction == "mean" else None
     out: Tensor = _nll_of(input._data.shape)(
         input,
         picked=picked,

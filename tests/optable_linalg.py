@@ -194,6 +194,11 @@ OPS: tuple[Op, ...] = (
        lambda c, a, b: 0.5 * c - 2 * (a @ b), (((2, 4), (2, 3), (3, 4)),)),
     Op("linalg_addmm_beta0", lambda c, a, b: c.addmm(a, b, beta=0),
        lambda c, a, b: a @ b, (((2, 4), (2, 3), (3, 4)),)),
+    # factors stored by columns (transposed views): their gradients come by columns
+    Op("linalg_mm_by_columns", lambda a, b: a.t().mm(b.t()), lambda a, b: a.T @ b.T,
+       (((3, 2), (4, 3)), ((2, 1), (4, 2)), ((1, 3), (1, 1)))),
+    Op("linalg_addmm_by_columns", lambda c, a, b: c.addmm(a.t(), b), lambda c, a, b: c + a.T @ b,
+       (((4,), (3, 2), (3, 4)),)),
     Op("linalg_addmv", lambda c, a, b: lib(a).addmv(c, a, b, beta=2, alpha=0.5),
        lambda c, a, b: 2 * c + 0.5 * (a @ b), (((2,), (2, 3), (3,)), ((), (2, 3), (3,))),
        layout_differs="not a layout: a 0-d input with a (0, 3) matrix gives shape () in torch"),

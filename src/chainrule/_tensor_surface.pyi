@@ -498,10 +498,10 @@ class TensorSurface:
     def inner(self, other: Tensor) -> Tensor: ...  # products.inner
     def vdot(self, other: Tensor) -> Tensor: ...  # products.vdot
     def kron(self, other: Tensor) -> Tensor: ...  # products.kron
-    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addmm
-    def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addmv
-    def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.addbmm
-    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # products.baddbmm
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # fused_products.addmm
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # fused_products.addmv
+    def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # fused_products.addbmm
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: Any = ..., alpha: Any = ..., out: Any = ...) -> Tensor: ...  # fused_products.baddbmm
     def addr(self, vec1: Tensor, vec2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addr
     def addmm_(self, mat1: Tensor, mat2: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addmm_
     def addmv_(self, mat: Tensor, vec: Tensor, *, beta: Any = ..., alpha: Any = ...) -> Tensor: ...  # products_inplace.addmv_

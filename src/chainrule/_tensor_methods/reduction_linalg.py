@@ -17,6 +17,7 @@ if TYPING:
         decompositions,
         exponential,
         factored_solve,
+        fused_products,
         geometry,
         householder,
         lu_decomposition,
@@ -52,6 +53,7 @@ else:  # each family is imported when one of its methods is first used (_lazy.py
     decompositions = LazyModule("chainrule._ops.linalg.decompositions")
     exponential = LazyModule("chainrule._ops.linalg.exponential")
     factored_solve = LazyModule("chainrule._ops.linalg.factored_solve")
+    fused_products = LazyModule("chainrule._ops.linalg.fused_products")
     geometry = LazyModule("chainrule._ops.linalg.geometry")
     householder = LazyModule("chainrule._ops.linalg.householder")
     lu_decomposition = LazyModule("chainrule._ops.linalg.lu_decomposition")
@@ -143,10 +145,10 @@ class ReductionLinalgMethods:
     inner = products.inner
     vdot = products.vdot
     kron = products.kron
-    addmm = products.addmm
-    addmv = products.addmv
-    addbmm = products.addbmm
-    baddbmm = products.baddbmm
+    addmm = fused_products.addmm
+    addmv = fused_products.addmv
+    addbmm = fused_products.addbmm
+    baddbmm = fused_products.baddbmm
     addr = products_inplace.addr
     addmm_ = products_inplace.addmm_
     addmv_ = products_inplace.addmv_

@@ -1,8 +1,8 @@
 """Linear algebra: products, factorizations, solves, spectra and norms.
 
 matrix_multiply mm, mv, dot, bmm, matmul, outer
-products        inner, vdot, kron, tensordot, addmm, addmv, baddbmm, addbmm, multi_dot,
-                matrix_power
+products        inner, vdot, kron, tensordot, multi_dot, matrix_power
+fused_products  addmm, addmv, baddbmm, addbmm (beta * input + alpha * a product)
 products_inplace  addr, and addmm_, addmv_, baddbmm_, addbmm_, addr_ (in place)
 contraction     einsum
 decompositions  inv, det, slogdet, logdet, cholesky, qr
@@ -32,6 +32,7 @@ from . import (
     deprecated,
     exponential,
     factored_solve,
+    fused_products,
     geometry,
     householder,
     ldl,
@@ -49,6 +50,7 @@ from .decompositions import *  # noqa: F403
 from .deprecated import *  # noqa: F403
 from .exponential import *  # noqa: F403
 from .factored_solve import *  # noqa: F403
+from .fused_products import *  # noqa: F403
 from .geometry import *  # noqa: F403
 from .householder import *  # noqa: F403
 from .ldl import *  # noqa: F403
@@ -69,6 +71,7 @@ __all__ = [
     *matrix_multiply.__all__,
     *exponential.__all__,
     *factored_solve.__all__,
+    *fused_products.__all__,
     *householder.__all__,
     *ldl.__all__,
     *lu_decomposition.__all__,

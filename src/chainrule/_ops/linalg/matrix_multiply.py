@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import numpy as np
 
-from ... import _dtype
+from ... import _dtype, _strides
 from ..._tensor import Tensor
 from ..primitive import Primitive
 from ..shape.inplace_views import squeeze_
-from ..shape.views import transposed, unsafe_view
+from ..shape.views import t, transposed, unsafe_view
 
 __all__ = ["bmm", "dot", "matmul", "mm", "mv", "outer"]
 
@@ -21,21 +24,91 @@ def _mat(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
     return np.matmul(a, b)
 
 
-def _dot_forward(a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-    # mm, mv and dot: the BLAS call np.matmul makes, at half its overhead.
+def _dot_forward(a: np.ndarray, b: np.ndarray, dt: np.dtype, **layouts: Any) -> np.ndarray:
+    # mm, mv and dot: the BLAS call np.matmul makes, at half its overhead; but a large
+    # first factor stored by columns (a gradient's transpose) goes faster through
+    # np.matmul (the same call: the same bits). (`layouts`: the factors' sizes and
+    # strides, which only the backward reads.)
+    if a.size > 4096 and a.flags.f_contiguous and not a.flags.c_contiguous:
+        return np.matmul(a, b)
     return a.dot(b)
+
+
+# --- the gradients of a matrix product's two factors ----------------------------------------
+#
+# PyTorch lays out a factor's gradient as the factor was laid out: a factor stored by
+# columns (a transposed contiguous matrix, like the `weight.t()` of a linear layer) gets
+# a gradient stored by columns, computed as the transpose of the transposed product. So
+# after the transpose back to the weight, the gradient is contiguous, as `.grad` must
+# be. The node keeps each factor's sizes and strides from the forward for this
+# (`_saved_mat2_sym_strides`, ...), as PyTorch's does. Each rule takes the product and
+# the transpose to use, so one formula serves tensors (create_graph) and arrays.
+
+M = TypeVar("M", Tensor, np.ndarray)
+
+
+def layout_of(m: Tensor) -> tuple[int, ...]:
+    """A factor's strides as its node keeps them: only for a factor that needs a
+    gradient (PyTorch keeps `()` for the others)."""
+    return _strides.of(m._data) if m._requires_grad else ()
+
+
+def by_columns(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether a matrix with these sizes and strides is stored by columns (PyTorch's test)."""
+    return len(strides) == 2 and strides[0] == 1 and strides[1] == sizes[0]
+
+
+def first_factor_grad(
+    g: M,
+    second: M,
+    sizes: tuple[int, ...],
+    strides: tuple[int, ...],
+    mm: Callable[[M, M], M],
+    t: Callable[[M], M],
+) -> M:
+    """grad · secondᵀ, by columns when the first factor was: (second · gradᵀ)ᵀ."""
+    return t(mm(second, t(g))) if by_columns(sizes, strides) else mm(g, t(second))
+
+
+def second_factor_grad(
+    g: M,
+    first: M,
+    sizes: tuple[int, ...],
+    strides: tuple[int, ...],
+    mm: Callable[[M, M], M],
+    t: Callable[[M], M],
+) -> M:
+    """firstᵀ · grad, by columns when the second factor was: (gradᵀ · first)ᵀ."""
+    return t(mm(t(g), first)) if by_columns(sizes, strides) else mm(t(first), g)
+
+
+def _mm_tangent(tangents: tuple[Tensor | None, ...], p: Any) -> Tensor | None:
+    """The product rule, each product laid out (and its node made) as its own call is."""
+    t_self, t_mat2 = tangents
+    total = None if t_self is None else mm(t_self, p.mat2)
+    if t_mat2 is not None:
+        term = mm(p.self, t_mat2)
+        total = term if total is None else total + term
+    return total
 
 
 _mm = Primitive(
     "MmBackward0",
     _dot_forward,
     inputs=("self", "mat2"),
-    grads=(lambda g, n: g.mm(n.mat2.t()), lambda g, n: n.self.t().mm(g)),
+    grads=(
+        lambda g, n: first_factor_grad(g, n.mat2, n.self_sym_sizes, n.self_sym_strides, mm, t),
+        lambda g, n: second_factor_grad(g, n.self, n.mat2_sym_sizes, n.mat2_sym_strides, mm, t),
+    ),
     formulas=("grad · mat2ᵀ", "selfᵀ · grad"),
-    tangent="multilinear",
+    tangent=_mm_tangent,
     array_grads=(
-        lambda g, n: mm_arrays(g, transposed(n._array("mat2"))),
-        lambda g, n: mm_arrays(transposed(n._array("self")), g),
+        lambda g, n: first_factor_grad(
+            g, n._array("mat2"), n.self_sym_sizes, n.self_sym_strides, mm_arrays, transposed
+        ),
+        lambda g, n: second_factor_grad(
+            g, n._array("self"), n.mat2_sym_sizes, n.mat2_sym_strides, mm_arrays, transposed
+        ),
     ),
 )
 
@@ -119,7 +192,15 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
             f"{_shape_text(mat2)})"
         )
     _same_dtype("mm", input, mat2)
-    return _mm(input, mat2, dt=input._data.dtype)
+    return _mm(
+        input,
+        mat2,
+        dt=input._data.dtype,
+        self_sym_sizes=input._data.shape,
+        self_sym_strides=layout_of(input),
+        mat2_sym_sizes=mat2._data.shape,
+        mat2_sym_strides=layout_of(mat2),
+    )
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:

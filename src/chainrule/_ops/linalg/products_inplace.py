@@ -17,7 +17,7 @@ from ..._strides import elementwise
 from ..._tensor import Tensor
 from ..inplace import apply_inplace, bump_version, check_castable, check_writable
 from ..primitive import Primitive
-from .products import _scaled, addbmm, addmm, addmv, baddbmm
+from .fused_products import _scaled, addbmm, addmm, addmv, baddbmm
 
 __all__ = ["addmv_", "addr"]
 

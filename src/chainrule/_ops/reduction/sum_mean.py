@@ -14,6 +14,7 @@ from ..._tensor import Tensor
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dims
 from ..quiet import mute, quiet, unmute
+from ..shape.views import view
 from .common import dims_of, restore
 
 __all__ = ["logsumexp", "mean", "nanmean", "nansum", "sum"]
@@ -141,8 +142,12 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and input._data.shape[lead + i] != 1
     )
-    out = input.sum(dims, keepdim=True) if dims else input
-    return out.reshape(shape) if lead else out
+    # PyTorch's sum_to: a keepdim sum (SumBackward1) viewed without the leading dims
+    # (ViewBackward0); the ops called directly, as the engine undoes broadcasting here.
+    if dims:
+        dt = _sum_dtype(input, None)
+        input = _sum_dim(input, dim=dims, keepdim=True, dt=dt, self_sizes=input._data.shape)
+    return view(input, shape) if lead else input
 
 
 # --- logsumexp ----------------------------------------------------------------------------

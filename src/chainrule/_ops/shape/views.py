@@ -161,7 +161,16 @@ _t = Primitive(
 
 
 def transposed(a: np.ndarray) -> np.ndarray:
-    """`t()` of a matrix, on arrays (for array rules)."""
+    """`t()` of a matrix, on arrays (for array rules); of a transposed view, the array it
+    came from (the same memory and strides, and an array AccumulateGrad can take over)."""
+    b = a.base
+    if (
+        isinstance(b, np.ndarray)
+        and b.shape == a.shape[::-1]
+        and b.strides == a.strides[::-1]
+        and b.__array_interface__["data"][0] == a.__array_interface__["data"][0]
+    ):
+        return b
     return _t.on_arrays(a)
 
 

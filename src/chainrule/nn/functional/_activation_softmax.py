@@ -32,35 +32,38 @@ def _along(fn: Any) -> Any:
     return forward
 
 
+# The reductions are np.sum's and np.max's ufunc calls, without their Python wrappers.
+
+
 @quietly  # inf - inf: PyTorch gives nan too
 def _shifted(a: np.ndarray, dim: int) -> np.ndarray:
     """a minus its max along dim (so exp never overflows; empty dims stay empty)."""
     if a.shape[dim] == 0:
         return a.copy()
-    return a - np.max(a, axis=dim, keepdims=True)
+    return a - np.maximum.reduce(a, axis=dim, keepdims=True)
 
 
 @quietly
 def _softmax_np(a: np.ndarray, dim: int) -> np.ndarray:
     e = np.exp(_shifted(a, dim))
-    e /= np.sum(e, axis=dim, keepdims=True)
+    e /= np.add.reduce(e, axis=dim, keepdims=True)
     return e
 
 
 @quietly
 def _log_softmax_np(a: np.ndarray, dim: int) -> np.ndarray:
     z = _shifted(a, dim)
-    z -= np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
+    z -= np.log(np.add.reduce(np.exp(z), axis=dim, keepdims=True))
     return z
 
 
 def _softmax_backward_np(g: np.ndarray, y: np.ndarray, dim: int) -> np.ndarray:
     gy = g * y
-    return gy - y * np.sum(gy, axis=dim, keepdims=True)
+    return gy - y * np.add.reduce(gy, axis=dim, keepdims=True)
 
 
 def _log_softmax_backward_np(g: np.ndarray, y: np.ndarray, dim: int) -> np.ndarray:
-    return g - np.exp(y) * np.sum(g, axis=dim, keepdims=True)
+    return g - np.exp(y) * np.add.reduce(g, axis=dim, keepdims=True)
 
 
 # y = softmax(x): grad_input = y * (g - sum(g * y)).

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ... import _dtype
 from ..._dtype import scalar_name
-from ..._ops.linalg.products import addmm
+from ..._ops.linalg.fused_products import checked_addmm
 from ..._tensor import Tensor
 
 __all__ = ["bilinear", "linear"]
@@ -51,7 +51,7 @@ def _addmm_checked(bias: Tensor, input: Tensor, weight: Tensor) -> Tensor:
         names = " != ".join(_dtype.c_type_name(t) for t in (input, weight))
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names}")
     _check_bias(bias, rows, cols)
-    return addmm(bias, input, weight.t())
+    return checked_addmm(bias, input, weight.t(), 1, 1)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

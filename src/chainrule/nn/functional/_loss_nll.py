@@ -35,7 +35,7 @@ def _nll_forward(
     losses = -(weights * _at_targets(x, picked))
     if reduction == "none":
         return losses
-    out = np.sum(losses, dtype=x.dtype)
+    out = np.add.reduce(losses, axis=None, dtype=x.dtype)  # np.sum's call
     if reduction == "sum":
         return out
     return quiet(lambda: np.asarray(out / total, dtype=x.dtype))  # every target ignored: nan
@@ -90,6 +90,9 @@ _nll: Primitive = Primitive(
     grads=(lambda g, n: _nll_backward(g, self_sizes=n.self_sizes, **_nll_params(n)),),
     formulas=("-grad at each row's target class (/ total weight if mean), else 0",),
     tangent="linear",
+    array_grads=(
+        lambda g, n: _nll_backward.on_arrays(g, self_sizes=n.self_sizes, **_nll_params(n)),
+    ),
 )
 # PyTorch names the op on (N, C, d1, ...) inputs after its 2-d spatial kernel.
 _nll_2d = Primitive(
@@ -98,6 +101,7 @@ _nll_2d = Primitive(
     grads=_nll.grads,
     formulas=_nll.formulas,
     tangent="linear",
+    array_grads=_nll.array_grads,
 )
 
 
@@ -160,12 +164,18 @@ def _picked(
     if input.ndim == 1:
         t = t.reshape(())  # one class index (given as 0-d or as one element)
     classes = _classes(input)
+    dt = input._data.dtype
+    if weight is None and t.size:
+        low, high = t.min(), t.max()
+        if low >= 0 and high < classes and not low <= ignore_index <= high:
+            # The common case: every class valid, none ignored (two passes, not eight);
+            # a copy, as the node keeps it and the target may be written in place after.
+            return t.copy(), np.ones(t.shape, dt), np.zeros(t.shape, bool)
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= classes))
     if bad.any():
         raise IndexError(f"Target {t[bad].reshape(-1)[0]} is out of bounds.")
     picked = np.where(ignored, 0, t)
-    dt = input._data.dtype
     if weight is None:
         weights = (~ignored).astype(dt)
     else:
@@ -196,7 +206,7 @@ def nll_loss(
         input = input.reshape(n, c, 1, -1)
         target = Tensor._make(target._data.reshape(n, 1, -1))
     picked, weights, _ = _picked(input, target, weight, ignore_index)
-    total = np.sum(weights, dtype=weights.dtype) if reduction == "mean" else None
+    total = np.add.reduce(weights, axis=None, dtype=weights.dtype) if reduction == "mean" else None
     out: Tensor = _nll_of(input._data.shape)(
         input,
         picked=picked,

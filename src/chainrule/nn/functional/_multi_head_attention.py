@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 from ..._creation import zeros
+from ..._ops.linalg.fused_products import baddbmm
 from ..._ops.linalg.matrix_multiply import bmm
-from ..._ops.linalg.products import baddbmm
 from ..._ops.shape.views import cat
 from ..._tensor import Tensor
 from ._activation_softmax import softmax

@@ -12,13 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import chainrule
 from chainrule._autograd.node import backward_watchers
 from chainrule._backward.engine import validate_grads
-from chainrule._ops.op_node import OpNode
+from chainrule._ops.op_node import OpNode, _sum_to
 from chainrule._ops.primitive import declared
 from op_table import OPS
 from test_ops import CASES, DTYPES, as_tensors, float_inputs, sample_arrays, upstream
@@ -114,3 +117,36 @@ def test_the_fast_and_tensor_paths_give_the_same_chain_gradient() -> None:
     fast = chainrule.autograd.grad(y.sum(), x, retain_graph=True)[0]
     recorded = chainrule.autograd.grad(y.sum(), x, create_graph=True)[0]
     assert np.array_equal(fast._data, recorded._data)
+
+
+@settings(deadline=None)
+@given(
+    target=hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3),
+    lead=st.lists(st.integers(1, 3), max_size=2),
+    widen=st.lists(st.integers(1, 3), min_size=3, max_size=3),
+    transpose=st.booleans(),
+    dtype=st.sampled_from([np.float32, np.float64]),
+)
+def test_array_sum_to_sums_as_sum_to_size(
+    target: tuple[int, ...],
+    lead: list[int],
+    widen: list[int],
+    transpose: bool,
+    dtype: type,
+) -> None:
+    # The engine undoes broadcasting on arrays as sum_to_size does on tensors: the same
+    # bits, shape and strides.
+    shape = (*lead, *(w if s == 1 else s for s, w in zip(target, widen, strict=False)))
+    g = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    if transpose and g.ndim >= 2:
+        g = np.ascontiguousarray(g.T).T  # the same values, laid out by columns
+    got = _sum_to(g, target)
+    want = chainrule.Tensor._make(g).sum_to_size(target)._data
+    assert got is not None
+    assert got.shape == want.shape and got.strides == want.strides and got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()
+
+
+def test_array_sum_to_leaves_what_does_not_broadcast_to_validate_grads() -> None:
+    assert _sum_to(np.zeros((2, 3)), (4,)) is None
+    assert _sum_to(np.zeros(3), (2, 3)) is None

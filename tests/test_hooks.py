@@ -381,3 +381,24 @@ def test_every_grad_fn_is_a_graph_node(lib: Any) -> None:
     for node in (y.grad_fn, acc, custom):
         assert isinstance(node, lib.autograd.graph.Node)
     assert type(acc).__name__ == "AccumulateGrad"
+
+
+def _retained_strides(lib: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    y = lib.ones(5, 3, requires_grad=True)
+    z = y * 2
+    z.retain_grad()
+    (z.t() * lib.arange(15.0).reshape(3, 5)).sum().backward()
+    w = lib.ones(4, 3, requires_grad=True)
+    wt = w.t()
+    wt.retain_grad()
+    (lib.ones(2, 3) @ wt).sum().backward()
+    return z.grad.stride(), wt.grad.stride()
+
+
+def test_a_retained_grad_is_a_contiguous_copy() -> None:
+    # PyTorch copies a retained gradient to a contiguous layout, whatever layout it came in.
+    assert _retained_strides(chainrule) == ((3, 1), (4, 1))
+
+
+def test_a_retained_grad_is_laid_out_as_torch_lays_it_out(torch: Any) -> None:
+    assert _retained_strides(chainrule) == _retained_strides(torch)

@@ -437,7 +437,11 @@ def _pre_process(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
             t = ref()
             g = grads[nr] if nr < len(grads) else None
             if t is not None and g is not None:
-                t._grad = g.clone() if t._grad is None else t._grad + g
+                if t._grad is None:  # a contiguous copy, whatever the gradient's layout
+                    copy = g.contiguous()
+                    t._grad = copy if copy is not g else g.clone()
+                else:
+                    t._grad = t._grad + g
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             new = hook(tuple(grads))

@@ -14,6 +14,7 @@ from .._autograd import tangents as _tangents
 from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, _sequence, node_watchers
 from .._backward.engine import validate_grads
 from .._backward.saved import RawSavedTensor, SavedTensor, _saved_hooks
+from .._strides import contiguous_array
 from .._tensor import Tensor
 
 if TYPE_CHECKING:
@@ -328,8 +329,12 @@ class OpNode(Node):
             if r is not None:
                 if type(r) is not np.ndarray:
                     r = np.asarray(r)
-                if r.shape == meta[0][0] and r.dtype == dt:
-                    return [r]
+                if r.dtype == dt:
+                    if r.shape == meta[0][0]:
+                        return [r]
+                    summed = _sum_to(r, meta[0][0])
+                    if summed is not None:
+                        return [summed]
                 checked = validate_grads(self, [Tensor._make(r)])
                 return [None if t is None else t._data for t in checked]
         for _, input_dtype in meta:
@@ -353,7 +358,16 @@ class OpNode(Node):
             out.append(r)
         if exact:
             return out
-        # Broadcasting (or a dtype) to undo: validate_grads does it, on tensors.
+        # Broadcasting to undo: summed here; a dtype, or an error, validate_grads gives.
+        for i, r in enumerate(out):
+            if r is not None and r.shape != meta[i][0] and r.dtype == dt:
+                summed = _sum_to(r, meta[i][0])
+                if summed is not None:
+                    out[i] = r = summed
+            if r is not None and (r.shape != meta[i][0] or r.dtype != dt):
+                break
+        else:
+            return out
         checked = validate_grads(self, [None if r is None else Tensor._make(r) for r in out])
         return [None if t is None else t._data for t in checked]
 
@@ -377,6 +391,32 @@ class OpNode(Node):
             self._holds = None
             for slot in self._prim.slot_names:
                 setattr(self, slot, None)
+
+
+def _sum_to(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """`g` summed down to `shape` (undoing broadcasting) as `sum_to_size` sums it, on
+    arrays; None if `g` does not broadcast to `shape` (validate_grads then raises).
+
+    The same reduction as sum_to_size's SumBackward1 (NumPy's add.reduce in `g`'s dtype,
+    over the same dims): the same bits. Only the leading dims summed away gives a fresh
+    array, not a view of one, which AccumulateGrad may then take over."""
+    lead = g.ndim - len(shape)
+    if lead < 0:
+        return None
+    if not lead and g.shape == shape:
+        return g
+    kept: list[int] = []
+    for i, s in enumerate(shape):
+        size = g.shape[lead + i]
+        if s == 1 and size != 1:
+            kept.append(lead + i)
+        elif s != size:
+            return None
+    if not kept:
+        return contiguous_array(np.add.reduce(g, axis=tuple(range(lead)), dtype=g.dtype))
+    dims = (*range(lead), *kept)
+    summed = contiguous_array(np.add.reduce(g, axis=dims, keepdims=True, dtype=g.dtype))
+    return summed.reshape(shape) if lead else summed
 
 
 class _Field:

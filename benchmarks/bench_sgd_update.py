@@ -28,8 +28,8 @@ import chainrule  # noqa: E402
 
 def _params(mlp: Mlp) -> list[Any]:
     """The parameters of a chainrule or PyTorch MLP (its update is the optimizer's step)."""
-    optimizer: Any = getattr(mlp.update, "__self__")
-    return list(optimizer.param_groups[0]["params"])
+    step: Any = mlp.update
+    return list(step.__self__.param_groups[0]["params"])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -57,7 +57,9 @@ def main(argv: list[str] | None = None) -> None:
             for p, g in zip(_params(mlps["torch"]), mlps["chainrule"].grads(), strict=True):
                 p.grad.copy_(torch.from_numpy(g))
         keys = list(mlps)
-        times = dict(zip(keys, median_times([mlps[k].update for k in keys], args.repeat)))
+        times = dict(
+            zip(keys, median_times([mlps[k].update for k in keys], args.repeat), strict=True)
+        )
         if torch is not None:
             # Both took the same number of steps from the same parameters and gradients.
             pairs = zip(_params(mlps["chainrule"]), _params(mlps["torch"]), strict=True)

@@ -14,7 +14,6 @@ import functools
 import math
 import operator
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -220,7 +219,7 @@ def _sum_rounded_to_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _fused_float64(a: Any, b: Any, c: Any, out: Any = None) -> np.ndarray:
     """a * b + c rounded once, for float64 operands (1-d or 0-d): Boldo and Melquiond's
     emulation (an exact product and sum, the small parts rounded to odd) where it is
-    exact, `_fused_rarely` elsewhere."""
+    exact, `_outside_emulation` elsewhere."""
     high, low = _two_product(a, b)
     total, error = _two_sum(c, high)
     out = np.add(total, _sum_rounded_to_odd(error, low), out=out)
@@ -233,11 +232,7 @@ def _fused_float64(a: Any, b: Any, c: Any, out: Any = None) -> np.ndarray:
     ]
     if not all(_within(x, low, high, each=False) for x, low, high in bounds):  # by extremes
         emulated = functools.reduce(operator.and_, (_within(*bound, each=True) for bound in bounds))
-        shape = np.shape(emulated)
-        a, b, c = (np.broadcast_to(x, shape).reshape(-1) for x in (a, b, c))
-        flat_out = out.reshape(-1)
-        for i in np.flatnonzero(~emulated).tolist():
-            flat_out[i] = _fused_rarely(float(a[i]), float(b[i]), float(c[i]))
+        _outside_emulation(~emulated, a, b, c, high, total, out)
     return out
 
 
@@ -249,21 +244,46 @@ def _within(x: Any, low: float, high: float, each: bool) -> Any:
     return bool(low <= size.min() and size.max() <= high)
 
 
-def _fused_rarely(a: float, b: float, c: float) -> float:
-    """a * b + c rounded once, for the operands `_fused_float64` cannot emulate: the
-    infinite and nan ones, products of zero, and extreme magnitudes (by fractions)."""
-    if not (math.isfinite(a) and math.isfinite(b)) or a == 0 or b == 0:
-        return c + a * b  # the product is exact (or not a number): one rounding
-    if not math.isfinite(c):
-        return c  # a finite product does not change an infinite (or nan) c
-    exact = Fraction(a) * Fraction(b) + Fraction(c)
-    if exact == 0:
-        return 0.0  # a nonzero product cancelled by c: +0.0, as a sum to zero is
-    sign = -1.0 if exact < 0 else 1.0
+# Where |a * b| < _PRODUCT_LOW, a c of at least this size has a last bit over 2**3 times
+# larger, so the fused result is c, as is the plain sum.
+_NEGLIGIBLE_UNDER = 2.0**-860
+
+
+def _outside_emulation(
+    where: Any, a: Any, b: Any, c: Any, product: Any, total: Any, out: np.ndarray
+) -> None:
+    """Fuse the elements `where` the emulation may be wrong: where the product is exact
+    (a zero, inf or nan factor) or negligible the plain sum is right, where c is inf or
+    nan and the product finite c is, and the few others have extreme magnitudes and go
+    through exact fractions."""
+    a, b, c, product, total, where = (
+        np.broadcast_to(x, out.shape).reshape(-1) for x in (a, b, c, product, total, where)
+    )
+    flat_out = out.reshape(-1)
+    finite = np.isfinite(a) & np.isfinite(b) & (a != 0) & (b != 0)
+    plain = ~finite | ((np.abs(product) < _PRODUCT_LOW) & (np.abs(c) >= _NEGLIGIBLE_UNDER))
+    np.copyto(flat_out, total, where=where & plain)
+    keep_c = finite & ~np.isfinite(c)
+    np.copyto(flat_out, c, where=where & keep_c)
+    for i in np.flatnonzero(where & ~plain & ~keep_c).tolist():
+        flat_out[i] = _fused_exactly(float(a[i]), float(b[i]), float(c[i]))
+
+
+def _fused_exactly(a: float, b: float, c: float) -> float:
+    """a * b + c for finite a, b, c, by Python's integers: its division of two integers
+    rounds once, to nearest (ties to even), with the sign of a result that underflows."""
+    (a_top, a_bottom), (b_top, b_bottom), (c_top, c_bottom) = (
+        a.as_integer_ratio(),
+        b.as_integer_ratio(),
+        c.as_integer_ratio(),
+    )
+    top = a_top * b_top * c_bottom + c_top * a_bottom * b_bottom
+    if top == 0:
+        return 0.0  # a product cancelled by c: +0.0, as IEEE 754 makes every exact zero sum
     try:
-        return math.copysign(float(exact), sign)  # the sign of one that underflows
+        return top / (a_bottom * b_bottom * c_bottom)
     except OverflowError:
-        return sign * math.inf
+        return math.inf if top > 0 else -math.inf
 
 
 def fma_float32_grid(a: np.ndarray, b: Any, c: Any) -> np.ndarray:

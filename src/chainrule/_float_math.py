@@ -68,7 +68,7 @@ def fma(a: Any, b: Any, c: Any, dtype: Any = None) -> np.ndarray:
     with np.errstate(all="ignore"):  # PyTorch's kernels overflow and make nan silently
         if dt in (np.float32, np.float64) and a.dtype == b.dtype == c.dtype == dt:
             _fused_bracketed(a, b, c, out.reshape(-1), exact)
-        else:  # float16, and float32 from other types, as PyTorch rounds them: via float64
+        else:  # float16, and operands of another type: through float64
             _sliced(exact, a, b, c, out.reshape(-1))
     return out
 
@@ -94,19 +94,24 @@ def _sliced(exact: Any, a: Any, b: Any, c: Any, out: np.ndarray) -> None:
 
 
 def _fused_bracketed(a: Any, b: Any, c: Any, out: np.ndarray, exact: Any) -> None:
-    """`fma` for flat float32 or float64 operands of `out`'s dtype, by brackets.
+    """`fma` for flat float32 or float64 operands of `out`'s dtype: NumPy's plain sums,
+    checked, and `exact` where the check fails.
 
-    p = fl(a * b) is within one step of a * b, so a * b lies between p's two neighbours,
-    and as rounding is monotone, the fused result lies between the two sums of c and a
-    neighbour (each rounded once, by NumPy). Where those two are equal, so is the fused
-    result. They differ only where c + a * b lies within a step of p from a rounding
-    boundary: rare when |p| is far below |c| (an optimizer's small step added to a
-    parameter), common when not (then whole slices are fused by `exact`).
-
-    The neighbour away from zero has p's bits plus one (for zero, the smallest subnormal
-    of zero's sign; for inf a nan, which marks the element); the other is 2p minus that
-    one, computed exactly (for zero, the smallest subnormal of the other sign: a * b has
-    p's sign, so it still lies between them).
+    Why the check is sound. Let p = fl(a * b), p+ its neighbour away from zero (its bits
+    plus one) and p- = 2p - (p+), computed exactly (p - (p+) is exact as they are so
+    close, and p- is a float: the neighbour toward zero, or for a power of two p the one
+    beyond it). a * b lies between p- and p+: rounding moved it less than a step
+    (a step down from a power of two is half a step up, so even then); for p = +-0,
+    a * b is 0 or too small to show with p's sign, and p+ is the smallest subnormal of
+    that sign, p- of the other; an infinite p (an overflow or an infinite factor) or a
+    nan makes p+ a nan, and the element is marked below. So c + a * b lies between
+    c + p- and c + p+, and rounding to nearest is monotone: the fused result lies
+    between fl(c + p-) and fl(c + p+), NumPy's two sums. Where they are equal (same
+    bits: two zeros cannot both be, as p- != p+), it is that value; only where they
+    differ is the element marked. That is where c + a * b is within a step of p from a
+    rounding boundary: rare when |p| is far below |c| (an optimizer's small step added
+    to a parameter), common when not; a slice with many marks is fused whole, and so
+    are the later ones (data like that rarely changes within an array).
     """
     step = _BRACKET_SLICE_BYTES // out.itemsize
     width = min(out.size, step)
@@ -133,7 +138,7 @@ def _fused_bracketed(a: Any, b: Any, c: Any, out: np.ndarray, exact: Any) -> Non
         marked = np.flatnonzero(m)
         if marked.size > n // 8:  # gathering them would cost more than fusing all
             _sliced(exact, x, y, z, o)
-            bracketing = False  # data like this (|p| near |c|) rarely changes within an array
+            bracketing = False
         elif marked.size:
             left.append(marked + start)
     if left:  # the few elements the slices marked, fused together
@@ -143,19 +148,22 @@ def _fused_bracketed(a: Any, b: Any, c: Any, out: np.ndarray, exact: Any) -> Non
         out[where] = fused
 
 
-def _fused_narrow(a: Any, b: Any, c: Any, out: Any = None, *, dt: np.dtype) -> np.ndarray:
-    """a * b + c rounded once to float32 or float16, whose products float64 holds exactly.
+def _fused_narrow(a: Any, b: Any, c: Any, out: np.ndarray, *, dt: np.dtype) -> None:
+    """a * b + c rounded once to float32 or float16, through float64.
 
-    The float64 sum is then the exact sum or its nearest float64, and rounding it to `dt`
-    gives the fused result, except where it lands exactly halfway between two values of
-    `dt` (rounding twice may then go the wrong way), which its low bits show. Among the
-    subnormals of `dt` (coarser than its precision says) halfway points have other low
-    bits, so those sums are redone too, up to the smallest normal value (where rounding
-    up from the subnormals lands).
+    The product of two such values is exact in float64, so the float64 sum is the exact
+    sum v rounded once. Rounding that to `dt` gives v rounded to `dt` except where it
+    is exactly halfway between two values of `dt`: every such midpoint is a float64, and
+    rounding is monotone, so no other v can cross one; on a midpoint itself the tie may
+    go the wrong way. The low bits show the midpoints of normal values; among the
+    subnormals of `dt` (fewer bits) they have other low bits, so every sum up to the
+    smallest normal value (where rounding up from them lands) is redone too, from the
+    exact sum rounded to odd (a float64 with at least two bits more than `dt`, which
+    rounds to the nearest `dt` value as the exact sum does). Operands of a wider type
+    count with their product rounded to float64.
     """
     total = np.multiply(a, b, dtype=np.float64)
     total += c
-    out = np.empty(total.shape, dt) if out is None else out
     np.copyto(out, total, casting="unsafe")
     spare = 52 - int(np.finfo(dt).nmant)  # the float64 mantissa bits `dt` has not
     redo = (total.view(np.int64) & np.int64(2**spare - 1)) == np.int64(2 ** (spare - 1))
@@ -167,15 +175,16 @@ def _fused_narrow(a: Any, b: Any, c: Any, out: Any = None, *, dt: np.dtype) -> n
         marked = np.flatnonzero(redo)
         product = np.multiply(_take(a, marked), _take(b, marked), dtype=np.float64)
         out[marked] = _sum_rounded_to_odd(product, np.asarray(_take(c, marked), np.float64))
-    return out
 
 
 # --- exact float64 fused multiply-add ---------------------------------------------------
 
 # Splits a float64 into two halves whose products are exact (Dekker's trick).
 _SPLITTER = np.float64(2**27 + 1)
-# Where Dekker's product, Knuth's sum and rounding to odd are exact: no split overflows,
-# the product's error is a float64 (and not a subnormal losing bits), no sum overflows.
+# Where Dekker's product, Knuth's sum and rounding to odd are exact: no split overflows
+# (|a|, |b| <= _SPLIT_LIMIT), no sum does (|c|, |a * b| <= _SUM_LIMIT), and nothing falls
+# below the subnormals: the partial products are multiples of ulp(a) ulp(b), at least
+# |a * b| 2**-106 >= 2**-1021 when |a * b| >= _PRODUCT_LOW, and so is any nonzero result.
 _SPLIT_LIMIT, _PRODUCT_LOW, _SUM_LIMIT = 2.0**995, 2.0**-915, 2.0**1020
 
 
@@ -216,13 +225,13 @@ def _sum_rounded_to_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return ((bits + toward_zero) | inexact).view(np.float64)
 
 
-def _fused_float64(a: Any, b: Any, c: Any, out: Any = None) -> np.ndarray:
+def _fused_float64(a: Any, b: Any, c: Any, out: np.ndarray) -> None:
     """a * b + c rounded once, for float64 operands (1-d or 0-d): Boldo and Melquiond's
     emulation (an exact product and sum, the small parts rounded to odd) where it is
     exact, `_outside_emulation` elsewhere."""
     high, low = _two_product(a, b)
     total, error = _two_sum(c, high)
-    out = np.add(total, _sum_rounded_to_odd(error, low), out=out)
+    np.add(total, _sum_rounded_to_odd(error, low), out=out)
     # Where the emulation is exact: |a * b| within its bounds, |c|, |a| and |b| below theirs.
     bounds = [
         (high, _PRODUCT_LOW, _SUM_LIMIT),
@@ -230,10 +239,9 @@ def _fused_float64(a: Any, b: Any, c: Any, out: Any = None) -> np.ndarray:
         (a, 0, _SPLIT_LIMIT),
         (b, 0, _SPLIT_LIMIT),
     ]
-    if not all(_within(x, low, high, each=False) for x, low, high in bounds):  # by extremes
+    if not all(_within(x, least, most, each=False) for x, least, most in bounds):
         emulated = functools.reduce(operator.and_, (_within(*bound, each=True) for bound in bounds))
         _outside_emulation(~emulated, a, b, c, high, total, out)
-    return out
 
 
 def _within(x: Any, low: float, high: float, each: bool) -> Any:
@@ -244,8 +252,8 @@ def _within(x: Any, low: float, high: float, each: bool) -> Any:
     return bool(low <= size.min() and size.max() <= high)
 
 
-# Where |a * b| < _PRODUCT_LOW, a c of at least this size has a last bit over 2**3 times
-# larger, so the fused result is c, as is the plain sum.
+# Where |a * b| < _PRODUCT_LOW and |c| is at least this, a * b is under a quarter of c's
+# last bit (2**-912 or more), so c + a * b rounds to c, as the plain sum does.
 _NEGLIGIBLE_UNDER = 2.0**-860
 
 
@@ -255,7 +263,7 @@ def _outside_emulation(
     """Fuse the elements `where` the emulation may be wrong: where the product is exact
     (a zero, inf or nan factor) or negligible the plain sum is right, where c is inf or
     nan and the product finite c is, and the few others have extreme magnitudes and go
-    through exact fractions."""
+    through Python's integers."""
     a, b, c, product, total, where = (
         np.broadcast_to(x, out.shape).reshape(-1) for x in (a, b, c, product, total, where)
     )

@@ -246,3 +246,40 @@ def test_an_integer_tensor_with_a_number_computes_in_the_default_float() -> None
     assert cr._ops.elementwise.arithmetic.mul_scalar(i, 2).dtype == cr.float32
     assert cr._ops.elementwise.arithmetic.add_scalar(i, 0.5).tolist() == [1.5, 2.5, 3.5]
     assert cr._ops.elementwise.arithmetic.div_scalar(i, 2).tolist() == [0.5, 1.0, 1.5]
+
+
+def test_grad_mode_stays_per_thread_with_the_count_of_threads_without_grad() -> None:
+    from chainrule._autograd import grad_mode
+
+    x = cr.ones(2, requires_grad=True)
+    entered, release = threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def without_grad() -> None:
+        with cr.no_grad():
+            entered.set()
+            seen.append((x * 2).requires_grad)
+            release.wait()
+        seen.append((x * 2).requires_grad)
+
+    base = grad_mode.threads_without_grad  # (other threads may have it off)
+    thread = threading.Thread(target=without_grad)
+    thread.start()
+    entered.wait()
+    assert grad_mode.threads_without_grad == base + 1
+    assert (x * 2).requires_grad and cr.is_grad_enabled()  # this thread still records
+    with cr.no_grad():
+        assert grad_mode.threads_without_grad == base + 2 and not (x * 2).requires_grad
+        with cr.enable_grad():
+            assert grad_mode.threads_without_grad == base + 1 and (x * 2).requires_grad
+    release.set()
+    thread.join()
+    assert seen == [False, True]
+    assert grad_mode.threads_without_grad == base
+    with cr.inference_mode():
+        assert grad_mode.threads_without_grad == base + 1 and cr.ones(1).is_inference()
+    assert grad_mode.threads_without_grad == base and not cr.ones(1).is_inference()
+    cr.set_grad_enabled(False)
+    assert grad_mode.threads_without_grad == base + 1 and not (x * 2).requires_grad
+    cr.set_grad_enabled(True)
+    assert grad_mode.threads_without_grad == base

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import tracemalloc
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -105,8 +106,12 @@ def test_a_graph_dies_with_its_last_tensor_without_the_collector() -> None:
             gc.enable()
 
 
-def _backward_peak(x: chainrule.Tensor, gradient: chainrule.Tensor | None = None) -> int:
-    y = x * 2
+def _backward_peak(
+    x: chainrule.Tensor,
+    gradient: chainrule.Tensor | None = None,
+    op: Callable[[chainrule.Tensor], chainrule.Tensor] = lambda x: x * 2,
+) -> int:
+    y = op(x)
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()
@@ -127,6 +132,18 @@ def test_accumulate_grad_takes_over_a_gradient_only_the_backward_holds() -> None
     # One gradient array (8 MB) at the peak: the leaf's .grad is it, not a copy of it.
     assert 8 * n <= peak < 12 * n
     np.testing.assert_array_equal(x.grad.numpy(), np.full(n, 2.0))
+
+
+@pytest.mark.parametrize("op", [chainrule.Tensor.neg, chainrule.Tensor.exp], ids=["neg", "exp"])
+def test_a_one_input_node_hands_its_gradient_over_too(
+    op: Callable[[chainrule.Tensor], chainrule.Tensor],
+) -> None:
+    # The engine keeps no reference to a gradient it has sent on, whatever the number
+    # of the node's inputs: the leaf takes the only one over.
+    n = 1_000_000
+    x = chainrule.zeros(n, dtype=chainrule.float64, requires_grad=True)
+    peak = _backward_peak(x, op=op)
+    assert 8 * n <= peak < 12 * n
 
 
 def test_a_gradient_someone_else_holds_is_copied() -> None:
@@ -159,3 +176,30 @@ def test_grad_returns_the_callers_own_gradient_tensor() -> None:
     v = chainrule.tensor([1.0, 2.0])
     (got,) = chainrule.autograd.grad(x, x, v)
     assert got is v
+
+
+def test_a_number_operand_is_kept_without_a_tensor_until_read() -> None:
+    x = chainrule.tensor([1.0, 2.0], dtype=chainrule.float64, requires_grad=True)
+    y = x * 1.5
+    node = y.grad_fn
+    assert type(node._keep_other) is np.ndarray  # the number operand's 0-d array
+    assert node.next_functions[1] == (None, 0)
+    saved = node._saved_other
+    assert saved is node._saved_other  # one tensor, as PyTorch gives
+    assert saved.item() == 1.5 and saved.dtype == chainrule.float64 and not saved.requires_grad
+    (g,) = chainrule.autograd.grad(y.sum(), x, create_graph=True)
+    np.testing.assert_array_equal(g.detach().numpy(), [1.5, 1.5])
+
+
+def test_number_operands_match_torch(torch) -> None:  # type: ignore[no-untyped-def]
+    for lib in (chainrule, torch):
+        x = lib.tensor([1.0, -2.0], dtype=lib.float64, requires_grad=True)
+        y = ((x * 1.5 + 2) / 3.0 - 1) * 4
+        y.sum().backward()
+        node = (x * 2.5).grad_fn
+        got = (y.detach().numpy(), x.grad.numpy(), node._saved_other.item())
+        if lib is chainrule:
+            ours = got
+    np.testing.assert_array_equal(ours[0], got[0])
+    np.testing.assert_array_equal(ours[1], got[1])
+    assert ours[2] == got[2]

@@ -131,7 +131,7 @@ class Tensor(_OpMethods):
         t._base = None
         t._view_fn = None
         t._retains_grad = False
-        t._inference = grad_mode._state.inference
+        t._inference = grad_mode.inference_seen and grad_mode._state.inference
         t._accumulator = None
         t._hooks = None
         return t

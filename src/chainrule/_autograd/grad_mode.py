@@ -36,15 +36,34 @@ class _State(threading.local):
 
 
 _state = _State()
+# Reading a thread's state costs more than all the other checks of recording an op, so
+# the hot path first reads these two. `inference_seen`: whether any thread has entered
+# inference mode yet (until then no tensor is an inference tensor; it only ever turns
+# true). `threads_without_grad`: how many threads have grad mode off now; while none
+# has, every thread has it on. It is raised before a thread turns grad mode off and
+# lowered after it turns it back on, under a lock, so it never undercounts.
+inference_seen = False
+threads_without_grad = 0
+_count_lock = threading.Lock()
 
 
 def is_grad_enabled() -> bool:
     """True when ops on tensors that require grad record the graph."""
-    return _state.grad_enabled
+    return not threads_without_grad or _state.grad_enabled
 
 
 def _set(enabled: bool) -> None:
-    _state.grad_enabled = enabled
+    """Set this thread's grad mode (the one place that does, keeping the count true)."""
+    global threads_without_grad
+    was = _state.grad_enabled
+    if was and not enabled:
+        with _count_lock:
+            threads_without_grad += 1
+        _state.grad_enabled = False
+    elif enabled and not was:
+        _state.grad_enabled = True
+        with _count_lock:
+            threads_without_grad -= 1
 
 
 class _GradModeContext:
@@ -180,11 +199,13 @@ class inference_mode(_GradModeContext, metaclass=_NoArgDecorator):
         self._prev.append(_state.grad_enabled)
         self._prev_inference.append(_state.inference)
         if self.mode:
-            _state.grad_enabled = False
+            global inference_seen
+            inference_seen = True
+            _set(False)
         _state.inference = self.mode
 
     def __exit__(self, *exc: object) -> None:
-        _state.grad_enabled = self._prev.pop()
+        _set(self._prev.pop())
         _state.inference = self._prev_inference.pop()
 
     def clone(self) -> inference_mode:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import anomaly_mode as _anomaly
@@ -25,6 +25,7 @@ __all__ = [
     "Edge",
     "Node",
     "backward_watchers",
+    "flat_edges",
     "node_watchers",
 ]
 
@@ -55,21 +56,15 @@ class Node:
     """A step of the backward pass: maps grad_outputs to grad_inputs.
 
     `next_functions` holds one edge `(node, output_nr)` per forward input; the
-    edge is `(None, 0)` for inputs that do not require grad. (Calling a node,
+    edge is `(None, 0)` for inputs that do not require grad. The node keeps them
+    flat, `_next = (node0, nr0, node1, nr1, ...)`: one tuple per node rather than
+    one per edge as well (fewer objects for memory and for the garbage collector to
+    walk); `next_functions` pairs them up when asked. (Calling a node,
     `node(*grad_outputs)`, is defined in `chainrule.autograd`: it makes tensors
     of numbers.)
     """
 
-    __slots__ = (
-        "__weakref__",
-        "_hooks",
-        "_metadata",
-        "_next",
-        "_pre_hooks",
-        "_retained",
-        "_seq",
-        "_tensor_pre_hooks",
-    )
+    __slots__ = ("__weakref__", "_next", "_rare", "_seq")
 
     # (shape, dtype) of each input, for the engine to check gradients against; None
     # where a node kind does not keep them.
@@ -80,13 +75,9 @@ class Node:
         def __call__(self, *grad_outputs: Any) -> Any: ...
 
     def __init__(self, next_edges: tuple[Edge, ...] = ()) -> None:
-        self._next = next_edges
+        self._next: tuple[Any, ...] = flat_edges(next_edges)
         self._seq = next(_sequence)
-        self._pre_hooks: HookDict | None = None
-        self._hooks: HookDict | None = None
-        self._tensor_pre_hooks: dict[int, HookDict] | None = None
-        self._retained: dict[int, weakref.ref[Tensor]] | None = None
-        self._metadata: dict[str, Any] | None = None
+        self._rare: Rare | None = None
         if _anomaly._enabled:
             _anomaly.record(self)
 
@@ -98,13 +89,42 @@ class Node:
 
     @property
     def next_functions(self) -> tuple[Edge, ...]:
-        return self._next
+        flat = self._next
+        return tuple(zip(flat[::2], flat[1::2], strict=True))
 
     @property
     def metadata(self) -> dict[str, Any]:
-        if self._metadata is None:
-            self._metadata = {}
-        return self._metadata
+        rare = self._rare_fields()
+        if rare.metadata is None:
+            rare.metadata = {}
+        return rare.metadata
+
+    # What few nodes have, kept together in `_rare` (None for most nodes).
+    @property
+    def _hooks(self) -> HookDict | None:
+        return None if self._rare is None else self._rare.hooks
+
+    @property
+    def _pre_hooks(self) -> HookDict | None:
+        return None if self._rare is None else self._rare.pre_hooks
+
+    @property
+    def _tensor_pre_hooks(self) -> dict[int, HookDict] | None:
+        return None if self._rare is None else self._rare.tensor_pre_hooks
+
+    @property
+    def _metadata(self) -> dict[str, Any] | None:
+        return None if self._rare is None else self._rare.metadata
+
+    @property
+    def _retained(self) -> dict[int, weakref.ref[Tensor]] | None:
+        return None if self._rare is None else self._rare.retained
+
+    def _rare_fields(self) -> Rare:
+        rare = self._rare
+        if rare is None:
+            rare = self._rare = Rare()
+        return rare
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -113,26 +133,30 @@ class Node:
 
     def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """`fn(grad_inputs, grad_outputs)` runs after the node; it may return new grad_inputs."""
-        if self._hooks is None:
-            self._hooks = HookDict()
-        return add_hook(self._hooks, fn)
+        rare = self._rare_fields()
+        if rare.hooks is None:
+            rare.hooks = HookDict()
+        return add_hook(rare.hooks, fn)
 
     def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
         """`fn(grad_outputs)` runs before the node; it may return new grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = HookDict()
-        return add_hook(self._pre_hooks, fn)
+        rare = self._rare_fields()
+        if rare.pre_hooks is None:
+            rare.pre_hooks = HookDict()
+        return add_hook(rare.pre_hooks, fn)
 
     def _add_tensor_pre_hook(self, output_nr: int, fn: Callable[..., Any]) -> RemovableHandle:
-        if self._tensor_pre_hooks is None:
-            self._tensor_pre_hooks = {}
-        hooks = self._tensor_pre_hooks.setdefault(output_nr, HookDict())
+        rare = self._rare_fields()
+        if rare.tensor_pre_hooks is None:
+            rare.tensor_pre_hooks = {}
+        hooks = rare.tensor_pre_hooks.setdefault(output_nr, HookDict())
         return add_hook(hooks, fn)
 
     def _retain_grad(self, output_nr: int, tensor: Tensor) -> None:
-        if self._retained is None:
-            self._retained = {}
-        self._retained[output_nr] = weakref.ref(tensor)
+        rare = self._rare_fields()
+        if rare.retained is None:
+            rare.retained = {}
+        rare.retained[output_nr] = weakref.ref(tensor)
 
     # --- running ---------------------------------------------------------------
 
@@ -144,6 +168,25 @@ class Node:
 
     def _release(self) -> None:
         """Free saved values after a backward that does not retain the graph."""
+
+
+class Rare:
+    """A node's hooks, retained gradients and metadata: set on few nodes, so kept in one
+    object a node makes on first need (one slot, one store per recorded node)."""
+
+    __slots__ = ("hooks", "metadata", "pre_hooks", "retained", "tensor_pre_hooks")
+
+    def __init__(self) -> None:
+        self.hooks: HookDict | None = None
+        self.pre_hooks: HookDict | None = None
+        self.tensor_pre_hooks: dict[int, HookDict] | None = None
+        self.retained: dict[int, weakref.ref[Tensor]] | None = None
+        self.metadata: dict[str, Any] | None = None
+
+
+def flat_edges(edges: Iterable[Edge]) -> tuple[Any, ...]:
+    """Edges `((node, nr), ...)` as a node keeps them: `(node, nr, ...)`."""
+    return tuple(itertools.chain.from_iterable(edges))
 
 
 class AccumulateGrad(Node):

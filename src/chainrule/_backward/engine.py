@@ -20,6 +20,7 @@ from .._autograd import anomaly_mode as _anomaly
 from .._autograd import grad_mode
 from .._autograd.node import AccumulateGrad, Node, backward_watchers
 from .._dtype import from_numpy_dtype, legacy_type_name
+from .._ops.quiet import mute, unmute
 from .._tensor import Tensor
 
 __all__ = ["GraphTask", "current_graph_task", "run_backward", "validate_grads"]
@@ -70,7 +71,7 @@ def _collect(
     if targets is None:
         stack = list(roots)
         while stack:
-            for child, _ in stack.pop()._next:
+            for child in stack.pop()._next[::2]:
                 if child is None:
                     continue
                 if child in deps:
@@ -88,21 +89,21 @@ def _collect(
         if root in seen:
             continue  # reached from an earlier root
         seen.add(root)
-        walk = [(root, iter(root._next))]
+        walk = [(root, iter(root._next[::2]))]
         while walk:
             node, children = walk[-1]
-            for child, _ in children:  # resumes where this node's walk left off
+            for child in children:  # resumes where this node's walk left off
                 if child is None:
                     continue
                 deps[child] = deps.get(child, 0) + 1
                 if child not in seen:
                     seen.add(child)
-                    walk.append((child, iter(child._next)))
+                    walk.append((child, iter(child._next[::2])))
                     break
             else:
                 walk.pop()
                 hit = miss = False
-                for c, _ in node._next:
+                for c in node._next[::2]:
                     if c is not None:
                         if c in leads:
                             hit = True
@@ -112,7 +113,7 @@ def _collect(
                     runs.add(node)
                     leads.add(node)
                     if miss:  # some inputs lead nowhere wanted: skip their rules
-                        needs[node] = [c in leads for c, _ in node._next]
+                        needs[node] = [c in leads for c in node._next[::2]]
                 elif node in targets:
                     leads.add(node)
     return deps, runs, leads, needs
@@ -121,17 +122,17 @@ def _collect(
 def validate_grads(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | None]:
     """Check what a node returned and undo broadcasting and dtype changes (the one place)."""
     edges = node._next
-    if len(grads) != len(edges):
+    if len(grads) * 2 != len(edges):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients "
-            f"(expected {len(edges)}, got {len(grads)})"
+            f"(expected {len(edges) // 2}, got {len(grads)})"
         )
     meta = node._input_meta
     out = grads if type(grads) is list else list(grads)
     for i, g in enumerate(out):
         if g is None:
             continue
-        if edges[i][0] is None:
+        if edges[2 * i] is None:
             out[i] = None
             continue
         if type(g) is not Tensor and not isinstance(g, Tensor):
@@ -222,12 +223,10 @@ def run_backward(
                 _anomaly._evaluating.node = node  # the parent of nodes made from here
             grads = buffers.pop(node, None) or [None]
             kind = type(node)
+            rare = node._rare  # hooks and retained grads, if any
             if (
-                node._tensor_pre_hooks
-                or node._pre_hooks
-                or node._retained
-                or (kind is AccumulateGrad and node.variable._hooks)  # type: ignore[attr-defined]
-            ):
+                rare is not None and (rare.tensor_pre_hooks or rare.pre_hooks or rare.retained)
+            ) or (kind is AccumulateGrad and node.variable._hooks):  # type: ignore[attr-defined]
                 if as_tensors is not None:
                     grads = _arrays(_pre_process(node, as_tensors.list(grads)))
                 else:
@@ -246,19 +245,33 @@ def run_backward(
                     else:
                         need = needs.get(node) if needs else None
                         apply_arrays = getattr(node, "_apply_arrays", None)
-                        grad_inputs = apply_arrays(grads, need) if apply_arrays else None
-                        if grad_inputs is None or node._hooks or backward_watchers:
+                        grad_inputs = None
+                        if apply_arrays is not None:
+                            token = mute()  # (array rules run with NumPy's warnings off)
+                            try:
+                                grad_inputs = apply_arrays(grads, need)
+                            finally:
+                                unmute(token)
+                        if (
+                            grad_inputs is None
+                            or (rare is not None and rare.hooks)
+                            or backward_watchers
+                        ):
                             grad_inputs = _run_arrays(node, grads, need, as_tensors, grad_inputs)
                 else:
-                    grad_inputs = [None] * len(edges)
+                    grad_inputs = [None] * (len(edges) // 2)
                 if not retain_graph:
                     node._release()
                 if _anomaly._enabled and _anomaly._check_nan:
                     _anomaly.check_nan(node, _as_checkable(grad_inputs, as_tensors))
             else:
-                grad_inputs = [None] * len(edges)
+                grad_inputs = [None] * (len(edges) // 2)
             del grads  # the grad_outputs go now (and an owned gradient stays owned)
-            for (child, nr), gi in zip(edges, grad_inputs, strict=True):
+            if len(edges) == 2 and len(grad_inputs) == 1:  # one input: no pairing up
+                sends: Any = ((edges[0], edges[1], grad_inputs[0]),)
+            else:
+                sends = zip(edges[::2], edges[1::2], grad_inputs, strict=True)
+            for child, nr, gi in sends:
                 if child is None:
                     continue
                 if gi is not None:
@@ -276,7 +289,10 @@ def run_backward(
                             push(ready, (-following._seq, id(following), following))
                             following = None
                         push(ready, (-child._seq, id(child), child))
+            # Nothing here may keep a gradient once sent: AccumulateGrad takes over one
+            # that only the buffers hold (see `_accumulate`).
             del grad_inputs
+            sends = gi = None
         # Callbacks queued while the pass ran (and by those callbacks), in order.
         while task.callbacks:
             task.callbacks.pop(0)()

@@ -19,13 +19,33 @@ from .._tensor import Tensor
 if TYPE_CHECKING:
     from .primitive import Primitive
 
-__all__ = ["OpNode", "add_field", "node_class", "slot_name"]
+__all__ = ["NumberOperand", "OpNode", "add_field", "node_class", "slot_name"]
 
 # The dtypes the array rules serve (float16 and bfloat16 go through float32 in the ops).
 _ARRAY_DTYPES = frozenset([np.dtype(np.float32), np.dtype(np.float64)])
+_FLOAT64 = np.dtype(np.float64)
 _NO_EDGE = (None, 0)  # the edge of an input that does not require grad (one shared tuple)
 _ONE_KEYS = {False: (False,), True: (True,)}
 _TWO_KEYS = {(a, b): (a, b) for a in (False, True) for b in (False, True)}
+
+
+class NumberOperand:
+    """A Python number as the operand of a recorded op (`y * 1.5`), without the 0-d
+    tensor PyTorch wraps it in: it shows a node what that tensor would (`_data`, the 0-d
+    array of the op's dtype; no grad, no grad_fn), and a node saves that array. A rule
+    or `_saved_other` reading it gets a 0-d tensor of it then (see `_unpack`). Only where
+    nothing else would see the operand: no forward-mode tangents, no saved-tensor hooks
+    (which see wrapped numbers as PyTorch shows them).
+    """
+
+    __slots__ = ("_data",)
+    _requires_grad = False
+    _grad_fn = None
+    _vc = None
+    _inference = False
+
+    def __init__(self, value: np.ndarray) -> None:
+        self._data = value
 
 
 class OpNode(Node):
@@ -36,10 +56,11 @@ class OpNode(Node):
     the common case (no saved-tensor hooks, no forward-mode tangents, one output, a
     plain Tensor never written in place so far): an input as the Tensor itself, the
     node's own output as its array (with the output's version counter in
-    `_out_version`), both saved at version 0. The general form is a `SavedTensor`
-    (a list of them for a variadic op). A lean value becomes a `SavedTensor` on the
-    first use that needs one (`_saved`, an error message, hooks set on it); until
-    then no object is made per saved value.
+    `_out_version`), both saved at version 0, and a NumberOperand as its 0-d array
+    (an array in an input's slot; the garbage collector does not track arrays). The
+    general form is a `SavedTensor` (a list of them for a variadic op). A lean value
+    becomes a `SavedTensor` on the first use that needs one (`_saved`, an error
+    message, hooks set on it); until then no object is made per saved value.
     """
 
     __slots__ = ("_holds", "_input_meta", "_out_version", "_output_meta", "_params", "_prim")
@@ -61,60 +82,58 @@ class OpNode(Node):
         if n == 1:
             t = inputs[0]
             if t._grad_fn is not None:
-                self._next = ((t._grad_fn, t._output_nr),)  # _gradient_edge, inline
+                self._next = (t._grad_fn, t._output_nr)  # _gradient_edge, inline
             else:
-                self._next = (t._gradient_edge() if t._requires_grad else _NO_EDGE,)
+                self._next = t._gradient_edge() if t._requires_grad else _NO_EDGE
             d = t._data
             self._input_meta = _shared_meta((d.shape, d.dtype))
             key: tuple[bool, ...] = _ONE_KEYS[t._requires_grad]
         elif n == 2:
             a, b = inputs
-            ea: tuple[Node | None, int]
-            eb: tuple[Node | None, int]
+            fa: Node | None
+            fb: Node | None
             if a._grad_fn is not None:
-                ea = (a._grad_fn, a._output_nr)
+                fa, na = a._grad_fn, a._output_nr  # _gradient_edge, inline
             else:
-                ea = a._gradient_edge() if a._requires_grad else _NO_EDGE
+                fa, na = a._gradient_edge() if a._requires_grad else _NO_EDGE
             if b._grad_fn is not None:
-                eb = (b._grad_fn, b._output_nr)
+                fb, nb = b._grad_fn, b._output_nr
             else:
-                eb = b._gradient_edge() if b._requires_grad else _NO_EDGE
-            self._next = (ea, eb)
+                fb, nb = b._gradient_edge() if b._requires_grad else _NO_EDGE
+            self._next = (fa, na, fb, nb)
             da, db = a._data, b._data
             self._input_meta = _shared_meta((da.shape, da.dtype, db.shape, db.dtype))
             key = _TWO_KEYS[a._requires_grad, b._requires_grad]
         else:
-            edges: list[tuple[Node | None, int]] = []
+            edges: list[Any] = []
             meta, flags = [], []
             for t in inputs:
                 flags.append(t._requires_grad)
                 if t._grad_fn is not None:
-                    edges.append((t._grad_fn, t._output_nr))  # _gradient_edge, inline
+                    edges += (t._grad_fn, t._output_nr)  # _gradient_edge, inline
                 else:
-                    edges.append(t._gradient_edge() if t._requires_grad else _NO_EDGE)
+                    edges += t._gradient_edge() if t._requires_grad else _NO_EDGE
                 meta.append((t._data.shape, t._data.dtype))
             self._next, self._input_meta, key = tuple(edges), tuple(meta), tuple(flags)
         self._seq = next(_sequence)
-        self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
-        self._retained = self._metadata = None
+        self._rare = None
         if _anomaly._enabled:
             _anomaly.record(self)
         self._prim = prim
         self._params = params
-        # The cached plan, read directly; save_plan makes it on a miss.
-        save_inputs, save_outputs = prim._save_plans.get(key) or prim.save_plan(key)
+        # The cached plan, read directly; slot_plan makes it on a miss.
+        input_slots, output_slot, holds = prim._slot_plans.get(key) or prim.slot_plan(key)
         # True: holds saved values; False: saved none; None: freed by a backward.
-        self._holds = bool(save_inputs or save_outputs)
+        self._holds = holds
         if len(results) > 1:
             self._output_meta = tuple([(r._data.shape, r._data.dtype) for r in results])
-            self._save_general(prim, inputs, results, save_inputs, save_outputs)
+            self._save_general(prim, inputs, results, *prim.save_plan(key))
         else:
             self._output_meta = ()
             if prim.variadic or _saved_hooks.top is not None or _tangents._active:
-                self._save_general(prim, inputs, results, save_inputs, save_outputs)
+                self._save_general(prim, inputs, results, *prim.save_plan(key))
             else:
-                slots = prim.slots
-                for i, name in save_inputs:
+                for i, slot in input_slots:
                     t = inputs[i]
                     counter = t._vc
                     if (
@@ -122,14 +141,17 @@ class OpNode(Node):
                         or (counter is not None and counter.value)
                         or type(t) is not Tensor  # a Parameter or another subclass
                     ):
-                        # (SavedTensor raises for an inference tensor, as PyTorch does.)
-                        setattr(self, slots[name], SavedTensor(t))
+                        if type(t) is NumberOperand:  # saved as its 0-d array
+                            setattr(self, slot, t._data)
+                        else:
+                            # (SavedTensor raises for an inference tensor, as PyTorch does.)
+                            setattr(self, slot, SavedTensor(t))
                     else:
-                        setattr(self, slots[name], t)
-                if save_outputs:
+                        setattr(self, slot, t)
+                if output_slot is not None:
                     r = results[0]
                     self._out_version = r._version_counter
-                    setattr(self, slots[save_outputs[0][1]], r._data)
+                    setattr(self, output_slot, r._data)
         if node_watchers:
             for watch in node_watchers:
                 watch(self, results)
@@ -169,7 +191,11 @@ class OpNode(Node):
         value = self._stored(name)
         kind = type(value)
         if kind is np.ndarray:
-            value = SavedTensor.kept(None, value, self._out_version, True, 0)
+            if name in self._prim.inputs:  # a number operand: its 0-d tensor, from now on
+                t = Tensor._make(value)
+                value = SavedTensor.kept(t, None, t._version_counter, False, 0)
+            else:
+                value = SavedTensor.kept(None, value, self._out_version, True, 0)
         elif isinstance(value, Tensor):  # (its class may have been retagged since)
             value = SavedTensor.kept(value, None, value._version_counter, False, 0)
         else:
@@ -201,6 +227,8 @@ class OpNode(Node):
         if kind is SavedTensor:
             return value.unpack(self)
         if kind is np.ndarray:  # lean: this node's own output, saved at version 0
+            if name in self._prim.inputs:  # no: a number operand (one tensor from now on)
+                return self._general(name).unpack(self)
             if not self._out_version.value:
                 if value.dtype.kind != "f":  # integer outputs (indices) are outside the graph
                     return Tensor._make(value)
@@ -254,15 +282,15 @@ class OpNode(Node):
         if self._output_meta:
             grad: Any = _materialize(grad_outputs, self._output_meta)
             if grad is None:
-                return [None] * len(self._next)
+                return [None] * (len(self._next) // 2)
         else:
             grad = grad_outputs[0]
             if grad is None:
-                return [None] * len(self._next)
+                return [None] * (len(self._next) // 2)
         if prim.variadic:
             rule = prim.grads[0]
             assert rule is not None
-            wanted = [e[0] is not None for e in self._next] if needed is None else needed
+            wanted = [c is not None for c in self._next[::2]] if needed is None else needed
             return [
                 rule(grad, self, i) if w else None  # type: ignore[call-arg]
                 for i, w in enumerate(wanted)
@@ -271,7 +299,7 @@ class OpNode(Node):
             return [prim.grads[0](grad, self)]  # type: ignore[misc]
         out: list[Tensor | None] = []
         for i, rule in enumerate(prim.grads):
-            want = self._next[i][0] is not None if needed is None else needed[i]
+            want = self._next[2 * i] is not None if needed is None else needed[i]
             out.append(rule(grad, self) if want and rule is not None else None)
         return out
 
@@ -289,15 +317,28 @@ class OpNode(Node):
             return None
         g = grad_outputs[0]
         dt = g.dtype
-        if dt not in _ARRAY_DTYPES:
+        if dt is not _FLOAT64 and dt not in _ARRAY_DTYPES:
             return None
-        for _, input_dtype in self._input_meta:
+        meta = self._input_meta
+        if prim.one_rule:  # one input: its rule, and the result as it is when it fits
+            if meta[0][1] != dt:
+                return None
+            array_rule = array_rules[0]
+            r = array_rule(g, self) if array_rule is not None else None
+            if r is not None:
+                if type(r) is not np.ndarray:
+                    r = np.asarray(r)
+                if r.shape == meta[0][0] and r.dtype == dt:
+                    return [r]
+                checked = validate_grads(self, [Tensor._make(r)])
+                return [None if t is None else t._data for t in checked]
+        for _, input_dtype in meta:
             if input_dtype != dt:
                 return None
         out: list[Any] = []
         exact = True  # every gradient has its input's shape and dtype already
         for i, rule in enumerate(prim.grads):
-            if rule is None or not (self._next[i][0] is not None if needed is None else needed[i]):
+            if rule is None or not (self._next[2 * i] is not None if needed is None else needed[i]):
                 out.append(None)
                 continue
             array_rule = array_rules[i]
@@ -323,8 +364,8 @@ class OpNode(Node):
         if kind is SavedTensor:
             return value.array(self)
         if kind is np.ndarray:
-            if not self._out_version.value:
-                return value
+            if name in self._prim.inputs or not self._out_version.value:
+                return value  # a number operand, or the output at version 0
         elif value is not None:  # lean: an input (a Tensor, or a subclass it became since)
             counter = value._vc
             if counter is None or not counter.value:

@@ -26,17 +26,19 @@ from .._strides import with_torch_strides
 from .._tensor import Tensor
 from .declarations import record_declaration
 from .forward_mode import push_forward
-from .op_node import OpNode, add_field, node_class, slot_name
-from .quiet import quiet
+from .op_node import NumberOperand, OpNode, add_field, node_class, slot_name
+from .quiet import mute, quiet, unmute
 from .view_creation import mark_view_creation
 
 __all__ = [
     "ArrayRule",
     "Number",
+    "NumberOperand",
     "OpNode",
     "Primitive",
     "Rule",
     "as_operands",
+    "number_operand",
     "pair_dtype",
     "scalar_tensor",
     "tangents_or_zeros",
@@ -54,6 +56,8 @@ Layout = Callable[..., np.ndarray]
 Number = bool | int | float | np.number | np.bool_
 # What a node saves: (index, name) of the inputs, then of the outputs (Primitive.save_plan).
 SavePlan = tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
+# The same as a node stores it: (index, slot) of the inputs, the output's slot, any saved.
+SlotPlan = tuple[tuple[tuple[int, str], ...], str | None, bool]
 
 declared: weakref.WeakSet[Primitive] = weakref.WeakSet()  # every Primitive made, for tools
 # The parameters of every node of an op called without any (one dict for all; never changed).
@@ -141,10 +145,18 @@ class Primitive:
         for field in self.saveable:
             add_field(self.node_cls, field)
         self._save_plans: dict[tuple[bool, ...], SavePlan] = {}
+        self._slot_plans: dict[tuple[bool, ...], SlotPlan] = {}
         self.formulas = None if formulas is None else tuple(formulas)
         if array_grads is not None and (len(array_grads) != len(grads) or variadic or self._many):
             raise ValueError(f"{name}: array_grads needs one entry per rule, one output")
         self.array_grads = None if array_grads is None else tuple(array_grads)
+        # The NumPy function the forward amounts to when its arrays share one float dtype
+        # (set by `forwards.binary_forward`, `scaled_binary_forward` for an alpha of 1,
+        # and `float_unary_forward`): the common case calls it directly, without the
+        # forward's checks (see `_quick`).
+        self.ufunc: Callable[..., Any] | None = (
+            getattr(forward, "ufunc", None) if layout is None and not variadic else None
+        )
         declared.add(self)
 
     def save_plan(self, requires_grad: tuple[bool, ...]) -> SavePlan:
@@ -175,14 +187,47 @@ class Primitive:
             )
         return plan
 
+    def slot_plan(self, requires_grad: tuple[bool, ...]) -> SlotPlan:
+        """`save_plan` as a node stores it in the common case: (input index, slot) of each
+        saved input, the slot of a saved output (None if none; one output), and whether
+        it saves anything. Cached per pattern."""
+        save_inputs, save_outputs = self.save_plan(requires_grad)
+        plan = self._slot_plans[requires_grad] = (
+            tuple((i, self.slots[name]) for i, name in save_inputs),
+            self.slots[save_outputs[0][1]] if save_outputs else None,
+            bool(save_inputs or save_outputs),
+        )
+        return plan
+
     def __call__(self, *inputs: Tensor, **params: Any) -> Any:
         if self.variadic:
             data = self.forward([t._data for t in inputs], **params)
         elif len(inputs) == 1:  # most ops: no list to build
-            data = self.forward(inputs[0]._data, **params)
+            a = inputs[0]._data
+            data = None
+            if self.ufunc is not None and a.dtype.kind == "f":
+                token = mute()
+                try:
+                    data = _quick(self.ufunc, a)
+                finally:
+                    unmute(token)
+            if data is None:
+                data = self.forward(a, **params)
         elif len(inputs) == 2:
-            a, b = inputs
-            data = self.forward(a._data, b._data, **params)
+            a, b = inputs[0]._data, inputs[1]._data
+            data = None
+            if (
+                self.ufunc is not None
+                and a.dtype is b.dtype is params["dt"]
+                and (len(params) == 1 or _alpha_one(params))
+            ):
+                token = mute()
+                try:
+                    data = _quick_pair(self.ufunc, a, b)
+                finally:
+                    unmute(token)
+            if data is None:
+                data = self.forward(a, b, **params)
         else:
             data = self.forward(*[t._data for t in inputs], **params)
         if self._many:
@@ -193,7 +238,9 @@ class Primitive:
             data = self.layout(data, *[t._data for t in inputs])  # type: ignore[operator]
         result = Tensor._make(data)
         # Only floating-point results can require grad (`x.long()` leaves the graph).
-        if grad_mode._state.grad_enabled and data.dtype.kind == "f":
+        if (
+            not grad_mode.threads_without_grad or grad_mode._state.grad_enabled
+        ) and data.dtype.kind == "f":
             for t in inputs:
                 if t._requires_grad:
                     result._requires_grad = True
@@ -207,7 +254,21 @@ class Primitive:
 
     def on_arrays(self, *arrays: np.ndarray, **params: Any) -> np.ndarray:
         """The op's result array for input arrays, as a call on tensors computes it (for
-        array rules, which reach other ops this way)."""
+        array rules, which reach other ops this way). The caller mutes NumPy's warnings
+        (the engine does, while array rules run)."""
+        ufunc = self.ufunc
+        if ufunc is not None:
+            a = arrays[0]
+            data = None
+            if len(arrays) == 1:
+                if a.dtype.kind == "f":
+                    data = _quick(ufunc, a)
+            elif a.dtype is arrays[1].dtype is params["dt"] and (
+                len(params) == 1 or _alpha_one(params)
+            ):
+                data = _quick_pair(ufunc, a, arrays[1])
+            if data is not None:
+                return data if type(data) is np.ndarray else np.asarray(data)
         data = self.forward(*arrays, **params)
         if type(data) is not np.ndarray:
             data = np.asarray(data)
@@ -241,6 +302,42 @@ class Primitive:
         return results
 
 
+def _alpha_one(params: dict[str, Any]) -> bool:
+    """Whether a binary forward's parameters besides `dt` are just an alpha of 1 (what
+    its ufunc computes alone)."""
+    return len(params) == 2 and params.get("alpha", 0) == 1
+
+
+def _quick(ufunc: Callable[..., Any], a: np.ndarray) -> Any:
+    """`ufunc(a)` for an array of the op's float dtype, when NumPy lays the result out as
+    PyTorch does (`_strides.elementwise`'s first case: laid out as the input, no size-1
+    dims, not empty); else None, for the forward to do it all. (A NumPy scalar for a 0-d
+    array.)"""
+    data = ufunc(a)
+    shape = data.shape
+    if data.strides != a.strides or 1 in shape or 0 in shape:
+        return None
+    return data
+
+
+def _quick_pair(ufunc: Callable[..., Any], a: np.ndarray, b: np.ndarray) -> Any:
+    """`_quick` for two arrays of one shape, or an array and a 0-d one (no broadcasting:
+    the forward gives its errors)."""
+    if not b.ndim:
+        st = a.strides
+    elif not a.ndim or a.shape == b.shape:
+        st = b.strides
+        if a.ndim and a.strides != st:
+            return None
+    else:
+        return None
+    data = ufunc(a, b)
+    shape = data.shape
+    if data.strides != st or 1 in shape or 0 in shape:
+        return None
+    return data
+
+
 def _name(entry: tuple[int, str]) -> str:
     return entry[1]
 
@@ -264,6 +361,15 @@ def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str,
         return prim(parent(base) if parent is not None else base, **params)
 
     view._view_fn = view_fn
+
+
+def number_operand(value: Any, dt: np.dtype) -> Tensor:
+    """`value` as the second operand of a binary op in float dtype `dt`: a NumberOperand
+    where one serves (a small number, nothing that would see the tensor), else the 0-d
+    tensor."""
+    if -65504.0 <= value <= 65504.0 and _saved_hooks.top is None and not _tangents._active:
+        return NumberOperand(np.asarray(value, dt))  # type: ignore[return-value]
+    return scalar_tensor(value, _dtype.from_numpy_dtype(dt))
 
 
 def scalar_tensor(value: Any, dtype: _dtype.dtype) -> Tensor:

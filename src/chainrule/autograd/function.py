@@ -14,7 +14,7 @@ from typing import Any
 
 from .._autograd import grad_mode
 from .._autograd import tangents as _tangents
-from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, node_watchers
+from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, flat_edges, node_watchers
 from .._backward.saved import RawSavedTensor, SavedTensor
 from .._creation import zeros, zeros_like
 from .._ops.inplace import LEAF_VIEW_INPLACE, rebase, remake_views
@@ -357,7 +357,7 @@ def _connect(
 ) -> None:
     """Make `outputs` (`raw`, what forward returned, after aliasing) outputs of `ctx`,
     whose inputs' gradients go to `edges`."""
-    ctx._next = tuple(edges)
+    ctx._next = flat_edges(edges)
     ctx._input_meta = tuple((t._data.shape, t._data.dtype) for t in inputs)
     meta: list[tuple[Any, Any]] = []
     for nr, out in enumerate(outputs):

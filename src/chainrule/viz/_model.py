@@ -366,7 +366,7 @@ def _op_saved(node: OpNode, shape: Shape | None, dtype: str | None) -> tuple[lis
     if saved is None:
         # The names are gone with the dict: ask the primitive what it saved, from which
         # inputs required grad (exactly those with an edge).
-        save_inputs, save_outputs = prim.save_plan(tuple(p is not None for p, _ in node._next))
+        save_inputs, save_outputs = prim.save_plan(tuple(p is not None for p in node._next[::2]))
         names = {name for _, name in (*save_inputs, *save_outputs)}
     else:
         names = set(saved)

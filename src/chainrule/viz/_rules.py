@@ -114,7 +114,7 @@ def _plan(node: OpNode) -> list[_Input]:
     by_count = _plans.get(prim)
     if by_count is None:
         by_count = _plans[prim] = {}
-    plan = by_count.get(len(node._next))
+    plan = by_count.get(len(node._next) // 2)
     if plan is not None:
         return plan
     formulas = prim.formulas or ()
@@ -135,7 +135,7 @@ def _plan(node: OpNode) -> list[_Input]:
         elif not fields:
             step = replace(step, fixed=_derivative(step, template))
         plan.append(step)
-    by_count[len(node._next)] = plan
+    by_count[len(node._next) // 2] = plan
     return plan
 
 

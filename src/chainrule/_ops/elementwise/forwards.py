@@ -38,6 +38,7 @@ def binary_forward(np_fn: Any) -> Any:
         finally:
             unmute(token)
 
+    forward.ufunc = np_fn  # type: ignore[attr-defined]  # (see Primitive.ufunc)
     return forward
 
 
@@ -59,6 +60,7 @@ def float_unary_forward(np_fn: Any) -> Any:
         finally:
             unmute(token)
 
+    forward.ufunc = np_fn  # type: ignore[attr-defined]  # (see Primitive.ufunc)
     return forward
 
 
@@ -87,6 +89,7 @@ def scaled_binary_forward(np_fn: Any) -> Any:
             )
         return plain(a, np.multiply(b, alpha, dtype=dt, casting="unsafe"), dt)
 
+    forward.ufunc = np_fn  # type: ignore[attr-defined]  # (alpha 1 only: see Primitive.ufunc)
     return forward
 
 

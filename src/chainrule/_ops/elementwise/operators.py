@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import Number, Primitive, scalar_tensor
+from ..primitive import Number, Primitive, number_operand
 from .arithmetic import _add, _div, _mul, _pow_scalar, _sub, add, div, mul, pow, rsub, sub
 from .binary_common import TensorOperandPair, dunder
 from .bitwise import bitwise_and, bitwise_or, bitwise_xor
@@ -60,8 +59,7 @@ def _float_op(fn: Callable[..., Tensor], prim: Primitive, **fixed: Any) -> Tenso
                 if other._data.dtype == dt:
                     return prim(self, other, dt=dt, **fixed)
             elif type(other) is float or type(other) is int:
-                number = scalar_tensor(other, _dtype.from_numpy_dtype(dt))
-                return prim(self, number, dt=dt, **fixed)
+                return prim(self, number_operand(other, dt), dt=dt, **fixed)
         return general(self, other)
 
     return op

@@ -39,9 +39,10 @@ __all__ = [
 # be the fused one; only the marked ones are then fused exactly, by many more passes.
 # Numbers stay NumPy scalars, never broadcast. Slices: the plain passes write into
 # buffers made once per call, so their slices can be large (fewer calls); the exact
-# ones make temporaries, and float64's makes dozens: theirs must stay small, as NumPy
-# takes larger ones from the OS and gives them back, paying for every page each time
-# (several times the arithmetic). Sizes measured on W2's update and on dense data.
+# ones make temporaries, float64's dozens of them, which stay under the C library's
+# 128 KiB threshold (above it, until a larger array has been freed, each one is mapped
+# from the OS and given back, paying for every page: five times the arithmetic).
+# Sizes measured on W2's update and on dense data.
 
 _BRACKET_SLICE_BYTES = 2**18
 _EXACT_SLICE = {np.dtype(np.float64): 2**13}  # elements; float32 and float16: _NARROW_SLICE

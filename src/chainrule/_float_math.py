@@ -39,10 +39,11 @@ __all__ = [
 # be the fused one; only the marked ones are then fused exactly, by many more passes.
 # Numbers stay NumPy scalars, never broadcast. Slices: the plain passes write into
 # buffers made once per call, so their slices can be large (fewer calls); the exact
-# ones make temporaries, float64's dozens of them, which stay under the C library's
-# 128 KiB threshold (above it, until a larger array has been freed, each one is mapped
-# from the OS and given back, paying for every page: five times the arithmetic).
-# Sizes measured on W2's update and on dense data.
+# ones make temporaries: float64's dozens of them stay under the C library's 128 KiB
+# threshold (above it, until a larger array has been freed, each one is mapped from
+# the OS and given back, paying for every page: five times the arithmetic), while the
+# narrow kernel's few gain more from fewer calls. Sizes measured on W2's update and on
+# dense data.
 
 _BRACKET_SLICE_BYTES = 2**18
 _EXACT_SLICE = {np.dtype(np.float64): 2**13}  # elements; float32 and float16: _NARROW_SLICE

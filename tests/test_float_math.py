@@ -78,7 +78,7 @@ def _checking_fma(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
     """`fma_float32_grid`, failing if a step ever rounds twice where once would differ."""
     product = np.multiply(a, b, dtype=np.float64)
     total, error = fm._two_sum(product, np.broadcast_to(np.asarray(c, np.float64), product.shape))
-    halfway = (total.view(np.int64) & fm._BELOW_FLOAT32) == fm._FLOAT32_HALFWAY
+    halfway = (total.view(np.int64) & np.int64(2**29 - 1)) == np.int64(2**28)  # float32's
     assert not (halfway & (error != 0)).any()
     return total.astype(np.float32)
 

@@ -10,7 +10,9 @@ below Tensor and knows only arrays.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -30,8 +32,162 @@ __all__ = [
     "tan",
 ]
 
+# --- a * b + c rounded once -----------------------------------------------------------------
+#
+# Note: how `fma` stays exact at NumPy speed. A few plain NumPy passes over a slice of
+# the elements give each one's result and mark the elements where that result may not
+# be the fused one; only the marked ones are then fused exactly, by many more passes.
+# Numbers stay NumPy scalars, never broadcast. Slices: the plain passes write into
+# buffers made once per call, so their slices can be large (fewer calls); the exact
+# ones make temporaries: float64's dozens of them stay under the C library's 128 KiB
+# threshold (above it, until a larger array has been freed, each one is mapped from
+# the OS and given back, paying for every page: five times the arithmetic), while the
+# narrow kernel's few gain more from fewer calls. Sizes measured on W2's update and on
+# dense data.
+
+_BRACKET_SLICE_BYTES = 2**18
+_EXACT_SLICE = {np.dtype(np.float64): 2**13}  # elements; float32 and float16: _NARROW_SLICE
+_NARROW_SLICE = 2**15
+
+
+def fma(a: Any, b: Any, c: Any, dtype: Any = None) -> np.ndarray:
+    """a * b + c rounded once, as a fused multiply-add does, in `dtype` (default: a's).
+
+    Exact for every input, as the hardware instruction is (inf and nan included, nan
+    payloads aside).
+    """
+    a, b, c = np.asarray(a), np.asarray(b), np.asarray(c)
+    dt = a.dtype if dtype is None else np.dtype(dtype)
+    if dt == np.float64:
+        a, b, c = np.asarray(a, dt), np.asarray(b, dt), np.asarray(c, dt)
+    if a.shape == c.shape and b.ndim == 0:  # the common case, without NumPy's Python helpers
+        shape = a.shape
+    else:
+        shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    out = np.empty(shape, dt)
+    a, b, c = _flat(a, shape), _flat(b, shape), _flat(c, shape)
+    exact = _fused_float64 if dt == np.float64 else functools.partial(_fused_narrow, dt=dt)
+    with np.errstate(all="ignore"):  # PyTorch's kernels overflow and make nan silently
+        if dt in (np.float32, np.float64) and a.dtype == b.dtype == c.dtype == dt:
+            _fused_bracketed(a, b, c, out.reshape(-1), exact)
+        else:  # float16, and operands of another type: through float64
+            _sliced(exact, a, b, c, out.reshape(-1))
+    return out
+
+
+def _flat(x: np.ndarray, shape: tuple[int, ...]) -> Any:
+    """An operand as `fma`'s kernels take it: a NumPy scalar, or a flat array of `shape`."""
+    if x.ndim == 0:
+        return x[()]
+    return (x if x.shape == shape else np.broadcast_to(x, shape)).reshape(-1)
+
+
+def _take(x: Any, where: Any) -> Any:
+    """The elements `where` of a flat operand (a scalar stands for all of them)."""
+    return x if x.ndim == 0 else x[where]
+
+
+def _sliced(exact: Any, a: Any, b: Any, c: Any, out: np.ndarray) -> None:
+    """`exact(a, b, c, out)` over slices of `out`'s dtype's exact slice size."""
+    step = _EXACT_SLICE.get(out.dtype, _NARROW_SLICE)
+    for start in range(0, out.size, step):
+        part = slice(start, start + step)
+        exact(_take(a, part), _take(b, part), _take(c, part), out[part])
+
+
+def _fused_bracketed(a: Any, b: Any, c: Any, out: np.ndarray, exact: Any) -> None:
+    """`fma` for flat float32 or float64 operands of `out`'s dtype: NumPy's plain sums,
+    checked, and `exact` where the check fails.
+
+    Why the check is sound. Let p = fl(a * b), p+ its neighbour away from zero (its bits
+    plus one) and p- = 2p - (p+), computed exactly (p - (p+) is exact as they are so
+    close, and p- is a float: the neighbour toward zero, or for a power of two p the one
+    beyond it). a * b lies between p- and p+: rounding moved it less than a step
+    (a step down from a power of two is half a step up, so even then); for p = +-0,
+    a * b is 0 or too small to show with p's sign, and p+ is the smallest subnormal of
+    that sign, p- of the other; an infinite p (an overflow or an infinite factor) or a
+    nan makes p+ a nan, and the element is marked below. So c + a * b lies between
+    c + p- and c + p+, and rounding to nearest is monotone: the fused result lies
+    between fl(c + p-) and fl(c + p+), NumPy's two sums. Where they are equal (same
+    bits: two zeros cannot both be, as p- != p+), it is that value; only where they
+    differ is the element marked. That is where c + a * b is within a step of p from a
+    rounding boundary: rare when |p| is far below |c| (an optimizer's small step added
+    to a parameter), common when not; a slice with many marks is fused whole, and so
+    are the later ones (data like that rarely changes within an array).
+    """
+    step = _BRACKET_SLICE_BYTES // out.itemsize
+    width = min(out.size, step)
+    product, other = np.empty(width, out.dtype), np.empty(width, out.dtype)
+    ints = np.dtype(f"i{out.itemsize}")
+    product_bits, other_bits, one = product.view(ints), other.view(ints), ints.type(1)
+    marks = np.empty(width, bool)
+    left, bracketing = [], True
+    for start in range(0, out.size, step):
+        part = slice(start, start + step)
+        x, y, z, o = _take(a, part), _take(b, part), _take(c, part), out[part]
+        if not bracketing:
+            _sliced(exact, x, y, z, o)
+            continue
+        n = o.shape[0]
+        p, q, m = product[:n], other[:n], marks[:n]
+        np.multiply(x, y, out=p)
+        np.add(product_bits[:n], one, out=other_bits[:n])
+        np.add(z, q, out=o)
+        np.subtract(p, q, out=q)  # minus the step, exactly
+        np.add(p, q, out=q)  # the neighbour on the other side
+        np.add(z, q, out=q)
+        np.not_equal(o, q, out=m)  # a nan (from inf or nan) is marked too
+        marked = np.flatnonzero(m)
+        if marked.size > n // 8:  # gathering them would cost more than fusing all
+            _sliced(exact, x, y, z, o)
+            bracketing = False
+        elif marked.size:
+            left.append(marked + start)
+    if left:  # the few elements the slices marked, fused together
+        where = np.concatenate(left)
+        fused = np.empty(where.size, out.dtype)
+        _sliced(exact, _take(a, where), _take(b, where), _take(c, where), fused)
+        out[where] = fused
+
+
+def _fused_narrow(a: Any, b: Any, c: Any, out: np.ndarray, *, dt: np.dtype) -> None:
+    """a * b + c rounded once to float32 or float16, through float64.
+
+    The product of two such values is exact in float64, so the float64 sum is the exact
+    sum v rounded once. Rounding that to `dt` gives v rounded to `dt` except where it
+    is exactly halfway between two values of `dt`: every such midpoint is a float64, and
+    rounding is monotone, so no other v can cross one; on a midpoint itself the tie may
+    go the wrong way. The low bits show the midpoints of normal values; among the
+    subnormals of `dt` (fewer bits) they have other low bits, so every sum up to the
+    smallest normal value (where rounding up from them lands) is redone too, from the
+    exact sum rounded to odd (a float64 with at least two bits more than `dt`, which
+    rounds to the nearest `dt` value as the exact sum does). Operands of a wider type
+    count with their product rounded to float64.
+    """
+    total = np.multiply(a, b, dtype=np.float64)
+    total += c
+    np.copyto(out, total, casting="unsafe")
+    spare = 52 - int(np.finfo(dt).nmant)  # the float64 mantissa bits `dt` has not
+    redo = (total.view(np.int64) & np.int64(2**spare - 1)) == np.int64(2 ** (spare - 1))
+    smallest = np.finfo(dt).smallest_normal
+    tiny = np.abs(out) <= smallest
+    if tiny.any():  # the subnormals' halfway points, but not the exact zeros
+        redo |= tiny & (total != 0)
+    if redo.any():
+        marked = np.flatnonzero(redo)
+        product = np.multiply(_take(a, marked), _take(b, marked), dtype=np.float64)
+        out[marked] = _sum_rounded_to_odd(product, np.asarray(_take(c, marked), np.float64))
+
+
+# --- exact float64 fused multiply-add ---------------------------------------------------
+
 # Splits a float64 into two halves whose products are exact (Dekker's trick).
 _SPLITTER = np.float64(2**27 + 1)
+# Where Dekker's product, Knuth's sum and rounding to odd are exact: no split overflows
+# (|a|, |b| <= _SPLIT_LIMIT), no sum does (|c|, |a * b| <= _SUM_LIMIT), and nothing falls
+# below the subnormals: the partial products are multiples of ulp(a) ulp(b), at least
+# |a * b| 2**-106 >= 2**-1021 when |a * b| >= _PRODUCT_LOW, and so is any nonzero result.
+_SPLIT_LIMIT, _PRODUCT_LOW, _SUM_LIMIT = 2.0**995, 2.0**-915, 2.0**1020
 
 
 def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -41,15 +197,16 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return total, (a - (total - b_part)) + (b - b_part)
 
 
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    scaled = _SPLITTER * a
+    high = scaled - (scaled - a)
+    return high, a - high
+
+
 def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """a * b as a rounded product and its exact rounding error (Dekker)."""
     product = a * b
-    scaled = _SPLITTER * a
-    a_high = scaled - (scaled - a)
-    a_low = a - a_high
-    scaled = _SPLITTER * b
-    b_high = scaled - (scaled - b)
-    b_low = b - b_high
+    (a_high, a_low), (b_high, b_low) = _split(a), _split(b)
     error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
     return product, error
 
@@ -58,71 +215,85 @@ def _sum_rounded_to_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a + b rounded to odd: exact if representable, else the neighbour with an odd last bit.
 
     Rounding to odd first and to nearest after gives the same result as rounding the
-    exact value to nearest once, which is what makes the fused operations below exact.
+    exact value to nearest once, which is what makes the fused operations here exact.
     """
     total, error = _two_sum(a, b)
     bits = total.view(np.int64)
-    # An inexact sum with an even last bit moves one step toward the exact value: one up
-    # in the integer that holds the float's bits when that grows its magnitude in the
-    # error's direction, one down otherwise (the sum is never zero when inexact).
-    step = ((error != 0) & ((bits & 1) == 0)).view(np.int8).astype(np.int64)
-    step[(error < 0) != (total < 0)] *= -1
-    return (bits + step).view(np.float64)
+    inexact = (error != 0).astype(np.int64)
+    # An inexact sum steps to its odd neighbour on the exact value's side: one down in
+    # the bits (toward zero) when the error's sign is not the sum's, then the last bit
+    # set. An odd sum stays put either way, an even one moves one step.
+    toward_zero = ((error.view(np.int64) ^ bits) >> 63) & -inexact
+    return ((bits + toward_zero) | inexact).view(np.float64)
 
 
-# A float64 whose low 29 mantissa bits read 1 followed by zeros lies halfway between two
-# float32 values: only there can rounding to float64 first change the float32 result.
-_BELOW_FLOAT32 = np.int64(2**29 - 1)
-_FLOAT32_HALFWAY = np.int64(2**28)
-# Large arrays are fused in slices that stay in the CPU's cache.
-_SLICE = 2**15
+def _fused_float64(a: Any, b: Any, c: Any, out: np.ndarray) -> None:
+    """a * b + c rounded once, for float64 operands (1-d or 0-d): Boldo and Melquiond's
+    emulation (an exact product and sum, the small parts rounded to odd) where it is
+    exact, `_outside_emulation` elsewhere."""
+    high, low = _two_product(a, b)
+    total, error = _two_sum(c, high)
+    np.add(total, _sum_rounded_to_odd(error, low), out=out)
+    # Where the emulation is exact: |a * b| within its bounds, |c|, |a| and |b| below theirs.
+    bounds = [
+        (high, _PRODUCT_LOW, _SUM_LIMIT),
+        (c, 0, _SUM_LIMIT),
+        (a, 0, _SPLIT_LIMIT),
+        (b, 0, _SPLIT_LIMIT),
+    ]
+    if not all(_within(x, least, most, each=False) for x, least, most in bounds):
+        emulated = functools.reduce(operator.and_, (_within(*bound, each=True) for bound in bounds))
+        _outside_emulation(~emulated, a, b, c, high, total, out)
 
 
-def fma(a: Any, b: Any, c: Any, dtype: Any = None) -> np.ndarray:
-    """a * b + c rounded once, as a fused multiply-add does, in `dtype` (default: a's).
-
-    float32 and float16 products are exact in float64, so the sum needs care only when
-    it lands halfway between two values of the narrow type; float64 uses Boldo and
-    Melquiond's emulation (an exact product and sum, the small parts rounded to odd).
-    """
-    a = np.asarray(a)
-    dt = np.dtype(dtype if dtype is not None else a.dtype)
-    shape = np.broadcast_shapes(a.shape, np.shape(b), np.shape(c))
-    if math.prod(shape) <= _SLICE:
-        return _fma(a, b, c, dt)
-    a, b, c = np.broadcast_arrays(a, b, c)
-    out = np.empty(shape, dt)
-    flat = [x.reshape(-1) for x in (a, b, c, out)]
-    for start in range(0, out.size, _SLICE):
-        part = slice(start, start + _SLICE)
-        flat[3][part] = _fma(flat[0][part], flat[1][part], flat[2][part], dt)
-    return out
+def _within(x: Any, low: float, high: float, each: bool) -> Any:
+    """Whether low <= |x| <= high: for `each` element, or for all (by the extremes)."""
+    size = np.abs(x)
+    if each:
+        return (low <= size) & (size <= high)
+    return bool(low <= size.min() and size.max() <= high)
 
 
-def _fma(a: Any, b: Any, c: Any, dt: np.dtype) -> np.ndarray:
-    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
-    # At least 1-d: 0-d arrays cannot be indexed by masks.
-    a, b, c = np.broadcast_arrays(*(np.atleast_1d(x) for x in (a, b, c)))
-    if dt == np.float64:
-        return _fma_float64(a.astype(np.float64, copy=False), b, c).reshape(shape)
-    total = np.add(np.multiply(a, b, dtype=np.float64), c, dtype=np.float64)
-    spare = 52 - int(np.finfo(dt).nmant)  # the float64 bits the narrow type has not
-    halfway = (total.view(np.int64) & np.int64(2**spare - 1)) == np.int64(2 ** (spare - 1))
-    if halfway.any():
-        product, wide_c = np.broadcast_arrays(np.multiply(a, b, dtype=np.float64), c)
-        total[halfway] = _sum_rounded_to_odd(product[halfway], wide_c[halfway].astype(np.float64))
-    return total.astype(dt).reshape(shape)
+# Where |a * b| < _PRODUCT_LOW and |c| is at least this, a * b is under a quarter of c's
+# last bit (2**-912 or more), so c + a * b rounds to c, as the plain sum does.
+_NEGLIGIBLE_UNDER = 2.0**-860
 
 
-def _fma_float64(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
-    wide_b, wide_c = np.asarray(b, np.float64), np.asarray(c, np.float64)
-    high, low = _two_product(a, wide_b)
-    total, error = _two_sum(np.broadcast_to(wide_c, high.shape), high)
-    fused = total + _sum_rounded_to_odd(error, low)
-    # Where splitting overflows or meets inf or nan, and for a sum of zeros (-0.0 + -0.0
-    # is -0.0), the plain sum is the fused one.
-    plain = ~np.isfinite(fused) | ((high == 0) & (wide_c == 0))
-    return np.where(plain, total, fused) if plain.any() else fused
+def _outside_emulation(
+    where: Any, a: Any, b: Any, c: Any, product: Any, total: Any, out: np.ndarray
+) -> None:
+    """Fuse the elements `where` the emulation may be wrong: where the product is exact
+    (a zero, inf or nan factor) or negligible the plain sum is right, where c is inf or
+    nan and the product finite c is, and the few others have extreme magnitudes and go
+    through Python's integers."""
+    a, b, c, product, total, where = (
+        np.broadcast_to(x, out.shape).reshape(-1) for x in (a, b, c, product, total, where)
+    )
+    flat_out = out.reshape(-1)
+    finite = np.isfinite(a) & np.isfinite(b) & (a != 0) & (b != 0)
+    plain = ~finite | ((np.abs(product) < _PRODUCT_LOW) & (np.abs(c) >= _NEGLIGIBLE_UNDER))
+    np.copyto(flat_out, total, where=where & plain)
+    keep_c = finite & ~np.isfinite(c)
+    np.copyto(flat_out, c, where=where & keep_c)
+    for i in np.flatnonzero(where & ~plain & ~keep_c).tolist():
+        flat_out[i] = _fused_exactly(float(a[i]), float(b[i]), float(c[i]))
+
+
+def _fused_exactly(a: float, b: float, c: float) -> float:
+    """a * b + c for finite a, b, c, by Python's integers: its division of two integers
+    rounds once, to nearest (ties to even), with the sign of a result that underflows."""
+    (a_top, a_bottom), (b_top, b_bottom), (c_top, c_bottom) = (
+        a.as_integer_ratio(),
+        b.as_integer_ratio(),
+        c.as_integer_ratio(),
+    )
+    top = a_top * b_top * c_bottom + c_top * a_bottom * b_bottom
+    if top == 0:
+        return 0.0  # a product cancelled by c: +0.0, as IEEE 754 makes every exact zero sum
+    try:
+        return top / (a_bottom * b_bottom * c_bottom)
+    except OverflowError:
+        return math.inf if top > 0 else -math.inf
 
 
 def fma_float32_grid(a: np.ndarray, b: Any, c: Any) -> np.ndarray:

@@ -203,3 +203,18 @@ def test_number_operands_match_torch(torch) -> None:  # type: ignore[no-untyped-
     np.testing.assert_array_equal(ours[0], got[0])
     np.testing.assert_array_equal(ours[1], got[1])
     assert ours[2] == got[2]
+
+
+def test_shared_number_operands_stay_apart_from_the_tensors_given_out() -> None:
+    x = chainrule.ones(2, requires_grad=True)
+    first, second = (x * 1.25).grad_fn, (x * 1.25).grad_fn
+    assert first._keep_other is second._keep_other  # one shared, read-only array
+    saved = first._saved_other
+    saved.add_(1)  # the caller's own copy: the other node and later ops keep 1.25
+    assert second._saved_other.item() == 1.25
+    np.testing.assert_array_equal((x * 1.25).detach().numpy(), [1.25, 1.25])
+    (x * 1.25).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.25, 1.25])
+    # -0.0 and 0.0 are equal keys but different numbers: they are not shared.
+    assert np.signbit((x * -0.0).detach().numpy()).all()
+    assert not np.signbit((x * 0.0).detach().numpy()).any()

@@ -69,6 +69,12 @@ class Node:
     # (shape, dtype) of each input, for the engine to check gradients against; None
     # where a node kind does not keep them.
     _input_meta: Any = None
+    # Whether a backward that does not retain the graph must call `_release` (OpNode
+    # keeps its own answer: False when it saved nothing, None once freed).
+    _holds: bool | None = True
+    # A first-order backward on arrays, `_apply_arrays(grad_outputs, needed)`, where a node
+    # kind has one (OpNode); None for the rest, which run on tensors.
+    _apply_arrays: Callable[..., Any] | None = None
 
     if TYPE_CHECKING:
 
@@ -193,6 +199,7 @@ class AccumulateGrad(Node):
     """The node behind a leaf that requires grad: adds what arrives into `variable.grad`."""
 
     __slots__ = ("variable",)
+    _holds = False  # it saves nothing
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__(())

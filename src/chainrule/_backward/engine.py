@@ -244,7 +244,7 @@ def run_backward(
                         grad_inputs = _accumulate(node, grads, as_tensors)  # type: ignore[arg-type]
                     else:
                         need = needs.get(node) if needs else None
-                        apply_arrays = getattr(node, "_apply_arrays", None)
+                        apply_arrays = node._apply_arrays
                         grad_inputs = None
                         if apply_arrays is not None:
                             token = mute()  # (array rules run with NumPy's warnings off)
@@ -260,20 +260,19 @@ def run_backward(
                             grad_inputs = _run_arrays(node, grads, need, as_tensors, grad_inputs)
                 else:
                     grad_inputs = [None] * (len(edges) // 2)
-                if not retain_graph:
+                if node._holds and not retain_graph:
                     node._release()
                 if _anomaly._enabled and _anomaly._check_nan:
                     _anomaly.check_nan(node, _as_checkable(grad_inputs, as_tensors))
             else:
                 grad_inputs = [None] * (len(edges) // 2)
             del grads  # the grad_outputs go now (and an owned gradient stays owned)
-            if len(edges) == 2 and len(grad_inputs) == 1:  # one input: no pairing up
-                sends: Any = ((edges[0], edges[1], grad_inputs[0]),)
-            else:
-                sends = zip(edges[::2], edges[1::2], grad_inputs, strict=True)
-            for child, nr, gi in sends:
+            for k in range(0, len(edges), 2):  # edges are flat: (node, nr, node, nr, ...)
+                child = edges[k]
                 if child is None:
                     continue
+                gi = grad_inputs[k >> 1]
+                nr = edges[k + 1]
                 if gi is not None:
                     if nr == 0 and child not in buffers:  # the common case, here in the loop
                         buffers[child] = [gi]
@@ -292,7 +291,7 @@ def run_backward(
             # Nothing here may keep a gradient once sent: AccumulateGrad takes over one
             # that only the buffers hold (see `_accumulate`).
             del grad_inputs
-            sends = gi = None
+            gi = None
         # Callbacks queued while the pass ran (and by those callbacks), in order.
         while task.callbacks:
             task.callbacks.pop(0)()

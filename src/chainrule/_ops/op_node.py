@@ -33,10 +33,10 @@ _TWO_KEYS = {(a, b): (a, b) for a in (False, True) for b in (False, True)}
 class NumberOperand:
     """A Python number as the operand of a recorded op (`y * 1.5`), without the 0-d
     tensor PyTorch wraps it in: it shows a node what that tensor would (`_data`, the 0-d
-    array of the op's dtype; no grad, no grad_fn), and a node saves that array. A rule
-    or `_saved_other` reading it gets a 0-d tensor of it then (see `_unpack`). Only where
-    nothing else would see the operand: no forward-mode tangents, no saved-tensor hooks
-    (which see wrapped numbers as PyTorch shows them).
+    array of the op's dtype, read-only when shared; no grad, no grad_fn), and a node
+    saves that array. A rule or `_saved_other` reading it gets a 0-d tensor of it then
+    (see `_unpack`). Only where nothing else would see the operand: no forward-mode
+    tangents, no saved-tensor hooks (which see wrapped numbers as PyTorch shows them).
     """
 
     __slots__ = ("_data",)
@@ -193,7 +193,7 @@ class OpNode(Node):
         kind = type(value)
         if kind is np.ndarray:
             if name in self._prim.inputs:  # a number operand: its 0-d tensor, from now on
-                t = Tensor._make(value)
+                t = Tensor._make(value.copy())  # (its own: NumberOperands are shared)
                 value = SavedTensor.kept(t, None, t._version_counter, False, 0)
             else:
                 value = SavedTensor.kept(None, value, self._out_version, True, 0)

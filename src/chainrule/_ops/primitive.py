@@ -366,10 +366,30 @@ def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str,
 def number_operand(value: Any, dt: np.dtype) -> Tensor:
     """`value` as the second operand of a binary op in float dtype `dt`: a NumberOperand
     where one serves (a small number, nothing that would see the tensor), else the 0-d
-    tensor."""
-    if -65504.0 <= value <= 65504.0 and _saved_hooks.top is None and not _tangents._active:
-        return NumberOperand(np.asarray(value, dt))  # type: ignore[return-value]
+    tensor.
+
+    NumberOperands are shared, one per number and dtype (a program multiplies by the same
+    few constants again and again): their arrays are read-only, and a node gives out a
+    copy when a tensor of one is asked for (see OpNode). Zero is left out of the cache,
+    as -0.0 == 0.0."""
+    if _saved_hooks.top is None and not _tangents._active:
+        key = (type(value), value, dt)
+        operand = _number_operands.get(key)
+        if operand is not None:
+            return operand  # type: ignore[return-value]
+        if -65504.0 <= value <= 65504.0:
+            array = np.asarray(value, dt)
+            operand = NumberOperand(array)
+            if value:
+                array.flags.writeable = False
+                if len(_number_operands) >= 256:
+                    _number_operands.clear()
+                _number_operands[key] = operand
+            return operand  # type: ignore[return-value]
     return scalar_tensor(value, _dtype.from_numpy_dtype(dt))
+
+
+_number_operands: dict[tuple[type, Any, np.dtype], NumberOperand] = {}
 
 
 def scalar_tensor(value: Any, dtype: _dtype.dtype) -> Tensor:

@@ -283,3 +283,36 @@ def test_grad_mode_stays_per_thread_with_the_count_of_threads_without_grad() -> 
     assert grad_mode.threads_without_grad == base + 1 and not (x * 2).requires_grad
     cr.set_grad_enabled(True)
     assert grad_mode.threads_without_grad == base
+
+
+def test_a_users_code_in_a_backward_keeps_its_numpy_warnings() -> None:
+    # The engine mutes NumPy's warnings across array rules, and puts the user's setting
+    # back for hooks and custom Functions.
+    seen: list[int] = []
+
+    def warns(*_: object) -> None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            np.log(np.zeros(1))
+        seen.append(len(caught))
+
+    class Log0(cr.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: cr.Tensor) -> cr.Tensor:
+            return x * 1
+
+        @staticmethod
+        def backward(ctx: Any, g: cr.Tensor) -> cr.Tensor:
+            warns()
+            return g
+
+    x = cr.tensor([1.0, 2.0], requires_grad=True)
+    y = Log0.apply((x * 3).sin())
+    z = y.tanh() * 2.0
+    t = z.tanh()
+    t.register_hook(lambda g: warns())
+    y.register_hook(lambda g: warns())
+    x.register_post_accumulate_grad_hook(lambda t: warns())
+    (t * z).sum().backward()
+    assert seen == [1, 1, 1, 1]
+    assert np.geterr()["divide"] == "warn"

@@ -211,6 +211,10 @@ def run_backward(
     prev_evaluating = _anomaly._evaluating.node
     node: Node | None = None
     following: Node | None = None  # the one node made ready by the last, when none waits
+    # Array rules run with NumPy's warnings off. The switch stays off from one array rule
+    # to the next and is put back before anything that may run a user's code (hooks, a
+    # custom Function, tensor rules): `quiet` holds the token of the switch, or None.
+    quiet: Any = None
     try:
         while True:
             if following is not None:
@@ -227,6 +231,9 @@ def run_backward(
             if (
                 rare is not None and (rare.tensor_pre_hooks or rare.pre_hooks or rare.retained)
             ) or (kind is AccumulateGrad and node.variable._hooks):  # type: ignore[attr-defined]
+                if quiet is not None:
+                    unmute(quiet)
+                    quiet = None
                 if as_tensors is not None:
                     grads = _arrays(_pre_process(node, as_tensors.list(grads)))
                 else:
@@ -241,22 +248,26 @@ def run_backward(
                     if as_tensors is None:
                         grad_inputs = _run(node, grads, needs.get(node) if needs else None)
                     elif kind is AccumulateGrad:
+                        if quiet is not None:
+                            unmute(quiet)
+                            quiet = None
                         grad_inputs = _accumulate(node, grads, as_tensors)  # type: ignore[arg-type]
                     else:
                         need = needs.get(node) if needs else None
                         apply_arrays = node._apply_arrays
                         grad_inputs = None
                         if apply_arrays is not None:
-                            token = mute()  # (array rules run with NumPy's warnings off)
-                            try:
-                                grad_inputs = apply_arrays(grads, need)
-                            finally:
-                                unmute(token)
+                            if quiet is None:
+                                quiet = mute()
+                            grad_inputs = apply_arrays(grads, need)
                         if (
                             grad_inputs is None
                             or (rare is not None and rare.hooks)
                             or backward_watchers
                         ):
+                            if quiet is not None:
+                                unmute(quiet)
+                                quiet = None
                             grad_inputs = _run_arrays(node, grads, need, as_tensors, grad_inputs)
                 else:
                     grad_inputs = [None] * (len(edges) // 2)
@@ -292,6 +303,9 @@ def run_backward(
             # that only the buffers hold (see `_accumulate`).
             del grad_inputs
             gi = None
+        if quiet is not None:
+            unmute(quiet)
+            quiet = None
         # Callbacks queued while the pass ran (and by those callbacks), in order.
         while task.callbacks:
             task.callbacks.pop(0)()
@@ -301,6 +315,8 @@ def run_backward(
             _anomaly.print_stack(node)  # where the failing node was made, then its parents
         raise
     finally:
+        if quiet is not None:
+            unmute(quiet)
         _current.task = prev_task
         grad_mode._set(prev_mode)
         _anomaly._evaluating.node = prev_evaluating

@@ -218,3 +218,15 @@ def test_shared_number_operands_stay_apart_from_the_tensors_given_out() -> None:
     # -0.0 and 0.0 are equal keys but different numbers: they are not shared.
     assert np.signbit((x * -0.0).detach().numpy()).all()
     assert not np.signbit((x * 0.0).detach().numpy()).any()
+
+
+def test_binary_nodes_share_their_parameters() -> None:
+    x = chainrule.ones(2, requires_grad=True)
+    y = chainrule.ones(2)
+    # {dt, alpha: 1} and {dt}: one dict for every such node, not one per node.
+    assert (x + y).grad_fn._params is (x + 2.0).grad_fn._params
+    assert (x * y).grad_fn._params is (x * 3).grad_fn._params
+    assert (x * y).grad_fn._params == {"dt": np.dtype(np.float32)}
+    # An alpha given as a float is kept as given (explain shows it).
+    node = chainrule.add(x, y, alpha=1.0).grad_fn
+    assert node.alpha == 1.0 and type(node.alpha) is float

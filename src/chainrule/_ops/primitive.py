@@ -221,6 +221,7 @@ class Primitive:
                 and a.dtype is b.dtype is params["dt"]
                 and (len(params) == 1 or _alpha_one(params))
             ):
+                params = _shared_pair_params(params)
                 token = mute()
                 try:
                     data = _quick_pair(self.ufunc, a, b)
@@ -306,6 +307,23 @@ def _alpha_one(params: dict[str, Any]) -> bool:
     """Whether a binary forward's parameters besides `dt` are just an alpha of 1 (what
     its ufunc computes alone)."""
     return len(params) == 2 and params.get("alpha", 0) == 1
+
+
+# The parameters a binary op's node keeps on the ufunc path, `{dt}` or `{dt, alpha: 1}`:
+# one dict per form and dtype, shared by all such nodes (a node never changes them), not
+# one per node.
+_pair_params: dict[tuple[np.dtype, bool], dict[str, Any]] = {}
+
+
+def _shared_pair_params(params: dict[str, Any]) -> dict[str, Any]:
+    with_alpha = len(params) == 2
+    if with_alpha and type(params["alpha"]) is not int:
+        return params  # (an alpha of 1.0 or True shows as given)
+    key = (params["dt"], with_alpha)
+    shared = _pair_params.get(key)
+    if shared is None:
+        shared = _pair_params[key] = dict(params)
+    return shared
 
 
 def _quick(ufunc: Callable[..., Any], a: np.ndarray) -> Any:

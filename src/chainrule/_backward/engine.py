@@ -20,6 +20,7 @@ from .._autograd import anomaly_mode as _anomaly
 from .._autograd import grad_mode
 from .._autograd.node import AccumulateGrad, Node, backward_watchers
 from .._dtype import from_numpy_dtype, legacy_type_name
+from .._ops.broadcasting import sum_to_dims
 from .._ops.quiet import mute, unmute
 from .._tensor import Tensor
 
@@ -152,9 +153,7 @@ def validate_grads(node: Node, grads: Sequence[Tensor | None]) -> list[Tensor | 
 
 def _sum_to(g: Tensor, shape: tuple[int, ...], node: Node, index: int) -> Tensor:
     """Sum a gradient over the dims that broadcasting added or expanded."""
-    lead = g.ndim - len(shape)
-    tail = g._data.shape[lead:] if lead >= 0 else ()
-    if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, tail, strict=True)):
+    if sum_to_dims(g._data.shape, shape) is None:
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {index} - got "
             f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
@@ -231,9 +230,7 @@ def run_backward(
             if (
                 rare is not None and (rare.tensor_pre_hooks or rare.pre_hooks or rare.retained)
             ) or (kind is AccumulateGrad and node.variable._hooks):  # type: ignore[attr-defined]
-                if quiet is not None:
-                    unmute(quiet)
-                    quiet = None
+                quiet = _loud(quiet)
                 if as_tensors is not None:
                     grads = _arrays(_pre_process(node, as_tensors.list(grads)))
                 else:
@@ -248,9 +245,7 @@ def run_backward(
                     if as_tensors is None:
                         grad_inputs = _run(node, grads, needs.get(node) if needs else None)
                     elif kind is AccumulateGrad:
-                        if quiet is not None:
-                            unmute(quiet)
-                            quiet = None
+                        quiet = _loud(quiet)
                         grad_inputs = _accumulate(node, grads, as_tensors)  # type: ignore[arg-type]
                     else:
                         need = needs.get(node) if needs else None
@@ -265,9 +260,7 @@ def run_backward(
                             or (rare is not None and rare.hooks)
                             or backward_watchers
                         ):
-                            if quiet is not None:
-                                unmute(quiet)
-                                quiet = None
+                            quiet = _loud(quiet)
                             grad_inputs = _run_arrays(node, grads, need, as_tensors, grad_inputs)
                 else:
                     grad_inputs = [None] * (len(edges) // 2)
@@ -303,9 +296,7 @@ def run_backward(
             # that only the buffers hold (see `_accumulate`).
             del grad_inputs
             gi = None
-        if quiet is not None:
-            unmute(quiet)
-            quiet = None
+        quiet = _loud(quiet)
         # Callbacks queued while the pass ran (and by those callbacks), in order.
         while task.callbacks:
             task.callbacks.pop(0)()
@@ -315,14 +306,21 @@ def run_backward(
             _anomaly.print_stack(node)  # where the failing node was made, then its parents
         raise
     finally:
-        if quiet is not None:
-            unmute(quiet)
+        _loud(quiet)
         _current.task = prev_task
         grad_mode._set(prev_mode)
         _anomaly._evaluating.node = prev_evaluating
     if as_tensors is not None:
         return as_tensors.list(captured)
     return captured
+
+
+def _loud(quiet: Any) -> Any:
+    """Put back the user's NumPy warning setting that `mute` replaced (`quiet`, its token,
+    or None if nothing is muted); returns None, the token from now on."""
+    if quiet is not None:
+        unmute(quiet)
+    return None
 
 
 def _run(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["broadcast_error", "broadcast_shapes"]
+__all__ = ["broadcast_error", "broadcast_shapes", "sum_to_dims"]
 
 
 def broadcast_error(a: tuple[int, ...], b: tuple[int, ...]) -> str:
@@ -20,6 +20,23 @@ def broadcast_error(a: tuple[int, ...], b: tuple[int, ...]) -> str:
                 f"non-singleton dimension {i}"
             )
     return f"shapes {list(a)} and {list(b)} cannot be broadcast together"
+
+
+def sum_to_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The dims to sum a `shape` array over to undo its broadcasting from `target`: the
+    leading dims `target` lacks, then the dims where `target` has size 1 and `shape`
+    does not. None when `target` does not broadcast to `shape`."""
+    lead = len(shape) - len(target)
+    if lead < 0:
+        return None
+    widened = []
+    for i, s in enumerate(target):
+        size = shape[lead + i]
+        if s == 1 and size != 1:
+            widened.append(lead + i)
+        elif s != size:
+            return None
+    return (*range(lead), *widened)
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:

@@ -16,6 +16,7 @@ from .._backward.engine import validate_grads
 from .._backward.saved import RawSavedTensor, SavedTensor, _saved_hooks
 from .._strides import contiguous_array
 from .._tensor import Tensor
+from .broadcasting import sum_to_dims
 
 if TYPE_CHECKING:
     from .primitive import Primitive
@@ -329,14 +330,9 @@ class OpNode(Node):
             if r is not None:
                 if type(r) is not np.ndarray:
                     r = np.asarray(r)
-                if r.dtype == dt:
-                    if r.shape == meta[0][0]:
-                        return [r]
-                    summed = _sum_to(r, meta[0][0])
-                    if summed is not None:
-                        return [summed]
-                checked = validate_grads(self, [Tensor._make(r)])
-                return [None if t is None else t._data for t in checked]
+                if r.shape == meta[0][0] and r.dtype == dt:
+                    return [r]
+                return self._fitted([r], dt)
         for _, input_dtype in meta:
             if input_dtype != dt:
                 return None
@@ -356,9 +352,13 @@ class OpNode(Node):
             if r is not None and (r.shape != self._input_meta[i][0] or r.dtype != dt):
                 exact = False
             out.append(r)
-        if exact:
-            return out
-        # Broadcasting to undo: summed here; a dtype, or an error, validate_grads gives.
+        return out if exact else self._fitted(out, dt)
+
+    def _fitted(self, out: list[Any], dt: np.dtype) -> list[np.ndarray | None]:
+        """Array gradients `out` given their inputs' shapes: broadcasting undone here on
+        arrays; another dtype, or a gradient that does not fit, left to validate_grads
+        (on tensors: it casts, or raises PyTorch's error)."""
+        meta = self._input_meta
         for i, r in enumerate(out):
             if r is not None and r.shape != meta[i][0] and r.dtype == dt:
                 summed = _sum_to(r, meta[i][0])
@@ -400,21 +400,14 @@ def _sum_to(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
     The same reduction as sum_to_size's SumBackward1 (NumPy's add.reduce in `g`'s dtype,
     over the same dims): the same bits. Only the leading dims summed away gives a fresh
     array, not a view of one, which AccumulateGrad may then take over."""
-    lead = g.ndim - len(shape)
-    if lead < 0:
+    dims = sum_to_dims(g.shape, shape)
+    if dims is None:
         return None
-    if not lead and g.shape == shape:
+    if not dims:
         return g
-    kept: list[int] = []
-    for i, s in enumerate(shape):
-        size = g.shape[lead + i]
-        if s == 1 and size != 1:
-            kept.append(lead + i)
-        elif s != size:
-            return None
-    if not kept:
-        return contiguous_array(np.add.reduce(g, axis=tuple(range(lead)), dtype=g.dtype))
-    dims = (*range(lead), *kept)
+    lead = g.ndim - len(shape)
+    if len(dims) == lead:  # only leading dims: no size-1 dims to keep
+        return contiguous_array(np.add.reduce(g, axis=dims, dtype=g.dtype))
     summed = contiguous_array(np.add.reduce(g, axis=dims, keepdims=True, dtype=g.dtype))
     return summed.reshape(shape) if lead else summed
 

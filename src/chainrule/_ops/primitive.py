@@ -202,33 +202,20 @@ class Primitive:
     def __call__(self, *inputs: Tensor, **params: Any) -> Any:
         if self.variadic:
             data = self.forward([t._data for t in inputs], **params)
-        elif len(inputs) == 1:  # most ops: no list to build
+        elif 0 < len(inputs) < 3:  # most ops: no list to build
             a = inputs[0]._data
+            b = inputs[1]._data if len(inputs) == 2 else None
             data = None
-            if self.ufunc is not None and a.dtype.kind == "f":
+            if self.ufunc is not None:
                 token = mute()
                 try:
-                    data = _quick(self.ufunc, a)
+                    data = self._by_ufunc(a, b, params)
                 finally:
                     unmute(token)
             if data is None:
-                data = self.forward(a, **params)
-        elif len(inputs) == 2:
-            a, b = inputs[0]._data, inputs[1]._data
-            data = None
-            if (
-                self.ufunc is not None
-                and a.dtype is b.dtype is params["dt"]
-                and (len(params) == 1 or _alpha_one(params))
-            ):
+                data = self.forward(a, **params) if b is None else self.forward(a, b, **params)
+            elif b is not None:
                 params = _shared_pair_params(params)
-                token = mute()
-                try:
-                    data = _quick_pair(self.ufunc, a, b)
-                finally:
-                    unmute(token)
-            if data is None:
-                data = self.forward(a, b, **params)
         else:
             data = self.forward(*[t._data for t in inputs], **params)
         if self._many:
@@ -257,17 +244,8 @@ class Primitive:
         """The op's result array for input arrays, as a call on tensors computes it (for
         array rules, which reach other ops this way). The caller mutes NumPy's warnings
         (the engine does, while array rules run)."""
-        ufunc = self.ufunc
-        if ufunc is not None:
-            a = arrays[0]
-            data = None
-            if len(arrays) == 1:
-                if a.dtype.kind == "f":
-                    data = _quick(ufunc, a)
-            elif a.dtype is arrays[1].dtype is params["dt"] and (
-                len(params) == 1 or _alpha_one(params)
-            ):
-                data = _quick_pair(ufunc, a, arrays[1])
+        if self.ufunc is not None:
+            data = self._by_ufunc(arrays[0], arrays[1] if len(arrays) == 2 else None, params)
             if data is not None:
                 return data if type(data) is np.ndarray else np.asarray(data)
         data = self.forward(*arrays, **params)
@@ -278,6 +256,19 @@ class Primitive:
         if not data.size:
             data = with_torch_strides(data)
         return data
+
+    def _by_ufunc(self, a: np.ndarray, b: np.ndarray | None, params: dict[str, Any]) -> Any:
+        """The forward's result from `self.ufunc` alone, where that is the forward's whole
+        work: arrays of the op's float dtype (`dt`, for two), no parameter but an alpha of
+        1, and NumPy laying the result out as PyTorch does (see `_quick`). Else None."""
+        ufunc = self.ufunc
+        if ufunc is None:
+            return None
+        if b is None:
+            return _quick(ufunc, a) if a.dtype.kind == "f" else None
+        if a.dtype is b.dtype is params["dt"] and (len(params) == 1 or _alpha_one(params)):
+            return _quick_pair(ufunc, a, b)
+        return None
 
     def _finish_many(
         self, inputs: Sequence[Tensor], params: dict[str, Any], data: Sequence[Any]

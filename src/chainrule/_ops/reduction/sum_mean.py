@@ -11,6 +11,7 @@ from ... import _dtype
 from ..._dtype import scalar_name
 from ..._strides import contiguous_array
 from ..._tensor import Tensor
+from ..broadcasting import sum_to_dims
 from ..elementwise.conditional import where
 from ..primitive import Primitive, wrap_dims
 from ..quiet import mute, quiet, unmute
@@ -131,17 +132,13 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
     if tuple(input._data.shape) == tuple(shape):
         return input
-    lead = input.ndim - len(shape)
-    if lead < 0 or any(
-        s != 1 and s != gs for s, gs in zip(shape, input._data.shape[lead:], strict=True)
-    ):
+    dims = sum_to_dims(input._data.shape, shape)
+    if dims is None:
         raise RuntimeError(
             f"size {{{', '.join(map(str, shape))}}} is not expandable to size "
             f"{{{', '.join(map(str, input._data.shape))}}}."
         )
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and input._data.shape[lead + i] != 1
-    )
+    lead = input.ndim - len(shape)
     # PyTorch's sum_to: a keepdim sum (SumBackward1) viewed without the leading dims
     # (ViewBackward0); the ops called directly, as the engine undoes broadcasting here.
     if dims:

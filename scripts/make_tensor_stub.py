@@ -103,7 +103,7 @@ class _Names:
             number = [i for i, name in enumerate(names) if name in _NUMBER]
             present = {names[i] for i in number}
             if present >= _NUMBER_CORE and present & {"numpy.bool", "numpy.bool_"}:
-                # The alias chainrule._ops.primitive.Number, by name.
+                # The alias chainrule._ops.operands.Number, by name.
                 texts = [self.type(item) for i, item in enumerate(items) if i not in number]
                 texts.insert(sum(1 for i in range(number[0]) if i not in number), "Number")
                 return " | ".join(texts)
@@ -228,7 +228,7 @@ def render(result: build.BuildResult | None = None) -> str:
     return (
         HEADER
         + "\n".join(imports)
-        + "\nfrom typing import Any\n\nfrom ._ops.primitive import Number\n"
+        + "\nfrom typing import Any\n\nfrom ._ops.operands import Number\n"
         + "from ._tensor import Tensor\n\n"
         + "class TensorSurface:\n"
         + body

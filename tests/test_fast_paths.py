@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import chainrule as cr
 from chainrule import _dtype
-from chainrule._ops.primitive import pair_dtype
+from chainrule._ops.operands import pair_dtype
 from chainrule._ops.quiet import mute, quiet, unmute
 
 DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]

@@ -242,6 +242,8 @@ OP_LAYERS = [
     (
         "primitive",
         "op_node",
+        "operands",
+        "lane",
         "declarations",
         "quiet",
         "broadcasting",

@@ -12,7 +12,7 @@ import numpy as _numpy
 import typing as _typing
 from typing import Any
 
-from ._ops.primitive import Number
+from ._ops.operands import Number
 from ._tensor import Tensor
 
 class TensorSurface:

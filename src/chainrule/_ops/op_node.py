@@ -12,6 +12,7 @@ import numpy as np
 from .._autograd import anomaly_mode as _anomaly
 from .._autograd import tangents as _tangents
 from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, _sequence, node_watchers
+from .._autograd.versions import VersionCounter
 from .._backward.engine import validate_grads
 from .._backward.saved import RawSavedTensor, SavedTensor, _saved_hooks
 from .._strides import contiguous_array
@@ -26,6 +27,8 @@ __all__ = ["NumberOperand", "OpNode", "add_field", "node_class", "slot_name"]
 # The dtypes the array rules serve (float16 and bfloat16 go through float32 in the ops).
 _ARRAY_DTYPES = frozenset([np.dtype(np.float32), np.dtype(np.float64)])
 _FLOAT64 = np.dtype(np.float64)
+# The parameters of every node of an op called without any (one dict for all; never changed).
+_NO_PARAMS: dict[str, Any] = {}
 _NO_EDGE = (None, 0)  # the edge of an input that does not require grad (one shared tuple)
 _ONE_KEYS = {False: (False,), True: (True,)}
 _TWO_KEYS = {(a, b): (a, b) for a in (False, True) for b in (False, True)}
@@ -68,6 +71,7 @@ class OpNode(Node):
     __slots__ = ("_holds", "_input_meta", "_out_version", "_output_meta", "_params", "_prim")
 
     _prim: Primitive
+    _params: dict[str, Any]
     _input_meta: tuple[tuple[tuple[int, ...], np.dtype], ...]
     _holds: bool | None
 
@@ -78,8 +82,64 @@ class OpNode(Node):
         params: dict[str, Any],
         results: Sequence[Tensor],
     ) -> None:
-        # Node.__init__, inlined: this runs once per recorded op (one or two inputs are
-        # the common cases, spelled out because they are a third faster than the loop).
+        if len(results) > 1 or prim.variadic or _saved_hooks.top is not None or _tangents._active:
+            self._link(inputs)
+            self._prim, self._params, self._rare = prim, params, None
+            self._seq = next(_sequence)
+            key = tuple([t._requires_grad for t in inputs])
+            self._holds = (prim._slot_plans.get(key) or prim.slot_plan(key))[2]
+            self._output_meta = (
+                tuple([(r._data.shape, r._data.dtype) for r in results]) if len(results) > 1 else ()
+            )
+            self._save_general(prim, inputs, results, *prim.save_plan(key))
+        else:
+            self._record(prim, inputs, params, results[0])
+        if _anomaly._enabled:
+            _anomaly.record(self)
+        if node_watchers:
+            for watch in node_watchers:
+                watch(self, results)
+
+    def _record(
+        self, prim: Primitive, inputs: Sequence[Tensor], params: dict[str, Any], result: Tensor
+    ) -> None:
+        """The node of `result = prim(*inputs)` in the common case, saved in the lean form:
+        one output, no saved-tensor hooks, no forward-mode tangents (the caller knows).
+        `_ops.lane` calls it directly on a node it makes."""
+        key = self._link(inputs)
+        self._seq = next(_sequence)
+        self._rare = None
+        self._prim = prim
+        self._params = params
+        self._output_meta = ()
+        # The cached plan, read directly; slot_plan makes it on a miss.
+        input_slots, output_slot, holds = prim._slot_plans.get(key) or prim.slot_plan(key)
+        # True: holds saved values; False: saved none; None: freed by a backward.
+        self._holds = holds
+        if holds:
+            for i, slot in input_slots:
+                t = inputs[i]
+                counter = t._vc
+                if (
+                    t._inference
+                    or (counter is not None and counter.value)
+                    or type(t) is not Tensor  # a Parameter or another subclass
+                ):
+                    if type(t) is NumberOperand:  # saved as its 0-d array
+                        setattr(self, slot, t._data)
+                    else:
+                        # (SavedTensor raises for an inference tensor, as PyTorch does.)
+                        setattr(self, slot, SavedTensor(t))
+                else:
+                    setattr(self, slot, t)
+            if output_slot is not None:
+                # (`result` is new: its version counter is made here, at version 0)
+                self._out_version = result._vc = VersionCounter()
+                setattr(self, output_slot, result._data)
+
+    def _link(self, inputs: Sequence[Tensor]) -> tuple[bool, ...]:
+        """Set the edges to the inputs and their metadata; returns which require grad.
+        (One or two inputs are the common cases, spelled out: a third faster than the loop.)"""
         n = len(inputs)
         if n == 1:
             t = inputs[0]
@@ -89,8 +149,8 @@ class OpNode(Node):
                 self._next = t._gradient_edge() if t._requires_grad else _NO_EDGE
             d = t._data
             self._input_meta = _shared_meta((d.shape, d.dtype))
-            key: tuple[bool, ...] = _ONE_KEYS[t._requires_grad]
-        elif n == 2:
+            return _ONE_KEYS[t._requires_grad]
+        if n == 2:
             a, b = inputs
             fa: Node | None
             fb: Node | None
@@ -105,58 +165,18 @@ class OpNode(Node):
             self._next = (fa, na, fb, nb)
             da, db = a._data, b._data
             self._input_meta = _shared_meta((da.shape, da.dtype, db.shape, db.dtype))
-            key = _TWO_KEYS[a._requires_grad, b._requires_grad]
-        else:
-            edges: list[Any] = []
-            meta, flags = [], []
-            for t in inputs:
-                flags.append(t._requires_grad)
-                if t._grad_fn is not None:
-                    edges += (t._grad_fn, t._output_nr)  # _gradient_edge, inline
-                else:
-                    edges += t._gradient_edge() if t._requires_grad else _NO_EDGE
-                meta.append((t._data.shape, t._data.dtype))
-            self._next, self._input_meta, key = tuple(edges), tuple(meta), tuple(flags)
-        self._seq = next(_sequence)
-        self._rare = None
-        if _anomaly._enabled:
-            _anomaly.record(self)
-        self._prim = prim
-        self._params = params
-        # The cached plan, read directly; slot_plan makes it on a miss.
-        input_slots, output_slot, holds = prim._slot_plans.get(key) or prim.slot_plan(key)
-        # True: holds saved values; False: saved none; None: freed by a backward.
-        self._holds = holds
-        if len(results) > 1:
-            self._output_meta = tuple([(r._data.shape, r._data.dtype) for r in results])
-            self._save_general(prim, inputs, results, *prim.save_plan(key))
-        else:
-            self._output_meta = ()
-            if prim.variadic or _saved_hooks.top is not None or _tangents._active:
-                self._save_general(prim, inputs, results, *prim.save_plan(key))
+            return _TWO_KEYS[a._requires_grad, b._requires_grad]
+        edges: list[Any] = []
+        meta, flags = [], []
+        for t in inputs:
+            flags.append(t._requires_grad)
+            if t._grad_fn is not None:
+                edges += (t._grad_fn, t._output_nr)  # _gradient_edge, inline
             else:
-                for i, slot in input_slots:
-                    t = inputs[i]
-                    counter = t._vc
-                    if (
-                        t._inference
-                        or (counter is not None and counter.value)
-                        or type(t) is not Tensor  # a Parameter or another subclass
-                    ):
-                        if type(t) is NumberOperand:  # saved as its 0-d array
-                            setattr(self, slot, t._data)
-                        else:
-                            # (SavedTensor raises for an inference tensor, as PyTorch does.)
-                            setattr(self, slot, SavedTensor(t))
-                    else:
-                        setattr(self, slot, t)
-                if output_slot is not None:
-                    r = results[0]
-                    self._out_version = r._version_counter
-                    setattr(self, output_slot, r._data)
-        if node_watchers:
-            for watch in node_watchers:
-                watch(self, results)
+                edges += t._gradient_edge() if t._requires_grad else _NO_EDGE
+            meta.append((t._data.shape, t._data.dtype))
+        self._next, self._input_meta = tuple(edges), tuple(meta)
+        return tuple(flags)
 
     def _save_general(
         self,

@@ -17,30 +17,23 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
 from .._autograd import grad_mode
 from .._autograd import tangents as _tangents
-from .._backward.saved import _saved_hooks
 from .._dims import wrap_dim, wrap_dims
 from .._strides import with_torch_strides
 from .._tensor import Tensor
+from . import lane
 from .declarations import record_declaration
 from .forward_mode import push_forward
-from .op_node import NumberOperand, OpNode, add_field, node_class, slot_name
-from .quiet import mute, quiet, unmute
+from .op_node import _NO_PARAMS, NumberOperand, OpNode, add_field, node_class, slot_name
 from .view_creation import mark_view_creation
 
 __all__ = [
     "ArrayRule",
-    "Number",
     "NumberOperand",
     "OpNode",
     "Primitive",
     "Rule",
-    "as_operands",
-    "number_operand",
-    "pair_dtype",
-    "scalar_tensor",
     "tangents_or_zeros",
     "tracks",
     "wrap_dim",
@@ -52,16 +45,12 @@ Rule = Callable[[Tensor, "OpNode"], Tensor | None]
 ArrayRule = Callable[[np.ndarray, "OpNode"], Any]
 # How a result is laid out in memory: `layout(result, *input_arrays) -> array`.
 Layout = Callable[..., np.ndarray]
-# A Python or NumPy number, as ops accept one in place of a tensor.
-Number = bool | int | float | np.number | np.bool_
 # What a node saves: (index, name) of the inputs, then of the outputs (Primitive.save_plan).
 SavePlan = tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]
 # The same as a node stores it: (index, slot) of the inputs, the output's slot, any saved.
 SlotPlan = tuple[tuple[tuple[int, str], ...], str | None, bool]
 
 declared: weakref.WeakSet[Primitive] = weakref.WeakSet()  # every Primitive made, for tools
-# The parameters of every node of an op called without any (one dict for all; never changed).
-_NO_PARAMS: dict[str, Any] = {}
 
 
 def tracks(t: Tensor) -> bool:
@@ -153,7 +142,7 @@ class Primitive:
         # The NumPy function the forward amounts to when its arrays share one float dtype
         # (set by `forwards.binary_forward`, `scaled_binary_forward` for an alpha of 1,
         # and `float_unary_forward`): the common case calls it directly, without the
-        # forward's checks (see `_quick`).
+        # forward's checks (see `lane`).
         self.ufunc: Callable[..., Any] | None = (
             getattr(forward, "ufunc", None) if layout is None and not variadic else None
         )
@@ -200,22 +189,19 @@ class Primitive:
         return plan
 
     def __call__(self, *inputs: Tensor, **params: Any) -> Any:
+        if self.ufunc is not None and not _tangents._active:  # the common case: see lane
+            if len(inputs) == 1:
+                result = lane.unary(self, inputs[0])
+            else:
+                result = lane.pair(self, inputs[0], inputs[1], params)
+            if result is not None:
+                return result
         if self.variadic:
             data = self.forward([t._data for t in inputs], **params)
-        elif 0 < len(inputs) < 3:  # most ops: no list to build
-            a = inputs[0]._data
-            b = inputs[1]._data if len(inputs) == 2 else None
-            data = None
-            if self.ufunc is not None:
-                token = mute()
-                try:
-                    data = self._by_ufunc(a, b, params)
-                finally:
-                    unmute(token)
-            if data is None:
-                data = self.forward(a, **params) if b is None else self.forward(a, b, **params)
-            elif b is not None:
-                params = _shared_pair_params(params)
+        elif len(inputs) == 1:  # most ops: no list to build
+            data = self.forward(inputs[0]._data, **params)
+        elif len(inputs) == 2:
+            data = self.forward(inputs[0]._data, inputs[1]._data, **params)
         else:
             data = self.forward(*[t._data for t in inputs], **params)
         if self._many:
@@ -244,10 +230,19 @@ class Primitive:
         """The op's result array for input arrays, as a call on tensors computes it (for
         array rules, which reach other ops this way). The caller mutes NumPy's warnings
         (the engine does, while array rules run)."""
-        if self.ufunc is not None:
-            data = self._by_ufunc(arrays[0], arrays[1] if len(arrays) == 2 else None, params)
+        ufunc = self.ufunc
+        if ufunc is not None:  # where the ufunc is the forward's whole work (see lane)
+            a = arrays[0]
+            data = None
+            if len(arrays) == 1:
+                if a.dtype.kind == "f":
+                    data = lane.apply1(ufunc, a)
+            elif a.dtype is arrays[1].dtype is params["dt"] and (
+                len(params) == 1 or (len(params) == 2 and params.get("alpha", 0) == 1)
+            ):
+                data = lane.apply2(ufunc, a, arrays[1])
             if data is not None:
-                return data if type(data) is np.ndarray else np.asarray(data)
+                return data
         data = self.forward(*arrays, **params)
         if type(data) is not np.ndarray:
             data = np.asarray(data)
@@ -256,19 +251,6 @@ class Primitive:
         if not data.size:
             data = with_torch_strides(data)
         return data
-
-    def _by_ufunc(self, a: np.ndarray, b: np.ndarray | None, params: dict[str, Any]) -> Any:
-        """The forward's result from `self.ufunc` alone, where that is the forward's whole
-        work: arrays of the op's float dtype (`dt`, for two), no parameter but an alpha of
-        1, and NumPy laying the result out as PyTorch does (see `_quick`). Else None."""
-        ufunc = self.ufunc
-        if ufunc is None:
-            return None
-        if b is None:
-            return _quick(ufunc, a) if a.dtype.kind == "f" else None
-        if a.dtype is b.dtype is params["dt"] and (len(params) == 1 or _alpha_one(params)):
-            return _quick_pair(ufunc, a, b)
-        return None
 
     def _finish_many(
         self, inputs: Sequence[Tensor], params: dict[str, Any], data: Sequence[Any]
@@ -294,59 +276,6 @@ class Primitive:
         return results
 
 
-def _alpha_one(params: dict[str, Any]) -> bool:
-    """Whether a binary forward's parameters besides `dt` are just an alpha of 1 (what
-    its ufunc computes alone)."""
-    return len(params) == 2 and params.get("alpha", 0) == 1
-
-
-# The parameters a binary op's node keeps on the ufunc path, `{dt}` or `{dt, alpha: 1}`:
-# one dict per form and dtype, shared by all such nodes (a node never changes them), not
-# one per node.
-_pair_params: dict[tuple[np.dtype, bool], dict[str, Any]] = {}
-
-
-def _shared_pair_params(params: dict[str, Any]) -> dict[str, Any]:
-    with_alpha = len(params) == 2
-    if with_alpha and type(params["alpha"]) is not int:
-        return params  # (an alpha of 1.0 or True shows as given)
-    key = (params["dt"], with_alpha)
-    shared = _pair_params.get(key)
-    if shared is None:
-        shared = _pair_params[key] = dict(params)
-    return shared
-
-
-def _quick(ufunc: Callable[..., Any], a: np.ndarray) -> Any:
-    """`ufunc(a)` for an array of the op's float dtype, when NumPy lays the result out as
-    PyTorch does (`_strides.elementwise`'s first case: laid out as the input, no size-1
-    dims, not empty); else None, for the forward to do it all. (A NumPy scalar for a 0-d
-    array.)"""
-    data = ufunc(a)
-    shape = data.shape
-    if data.strides != a.strides or 1 in shape or 0 in shape:
-        return None
-    return data
-
-
-def _quick_pair(ufunc: Callable[..., Any], a: np.ndarray, b: np.ndarray) -> Any:
-    """`_quick` for two arrays of one shape, or an array and a 0-d one (no broadcasting:
-    the forward gives its errors)."""
-    if not b.ndim:
-        st = a.strides
-    elif not a.ndim or a.shape == b.shape:
-        st = b.strides
-        if a.ndim and a.strides != st:
-            return None
-    else:
-        return None
-    data = ufunc(a, b)
-    shape = data.shape
-    if data.strides != st or 1 in shape or 0 in shape:
-        return None
-    return data
-
-
 def _name(entry: tuple[int, str]) -> str:
     return entry[1]
 
@@ -370,129 +299,6 @@ def _track_view(view: Tensor, source: Tensor, prim: Primitive, params: dict[str,
         return prim(parent(base) if parent is not None else base, **params)
 
     view._view_fn = view_fn
-
-
-def number_operand(value: Any, dt: np.dtype) -> Tensor:
-    """`value` as the second operand of a binary op in float dtype `dt`: a NumberOperand
-    where one serves (a small number, nothing that would see the tensor), else the 0-d
-    tensor.
-
-    NumberOperands are shared, one per number and dtype (a program multiplies by the same
-    few constants again and again): their arrays are read-only, and a node gives out a
-    copy when a tensor of one is asked for (see OpNode). Zero is left out of the cache,
-    as -0.0 == 0.0."""
-    if _saved_hooks.top is None and not _tangents._active:
-        key = (type(value), value, dt)
-        operand = _number_operands.get(key)
-        if operand is not None:
-            return operand  # type: ignore[return-value]
-        if -65504.0 <= value <= 65504.0:
-            array = np.asarray(value, dt)
-            operand = NumberOperand(array)
-            if value:
-                array.flags.writeable = False
-                if len(_number_operands) >= 256:
-                    _number_operands.clear()
-                _number_operands[key] = operand
-            return operand  # type: ignore[return-value]
-    return scalar_tensor(value, _dtype.from_numpy_dtype(dt))
-
-
-_number_operands: dict[tuple[type, Any, np.dtype], NumberOperand] = {}
-
-
-def scalar_tensor(value: Any, dtype: _dtype.dtype) -> Tensor:
-    """A Python number as a 0-d tensor of `dtype` (it never requires grad).
-
-    PyTorch calls such a tensor a wrapped number and gives it to no pack hook when a
-    node saves it: under `saved_tensors_hooks` it is marked so (see SavedTensor)."""
-    t = Tensor._make(_scalar_array(value, dtype.np))
-    if _saved_hooks.top is not None:
-        t.__dict__["_wrapped_number"] = True
-    return t
-
-
-def _scalar_array(value: Any, np_dtype: np.dtype) -> np.ndarray:
-    """A Python number as a 0-d array; an int out of the dtype's range wraps, as in PyTorch."""
-    try:
-        return np.asarray(value, dtype=np_dtype)
-    except OverflowError:
-        return np.asarray(value).astype(np_dtype)
-
-
-def as_operands(*values: Any) -> tuple[_dtype.dtype, list[Tensor]]:
-    """Tensors and Python numbers as tensors of one promoted dtype, and that dtype: the
-    one way an op promotes its operands.
-
-    Python numbers become 0-d tensors of the result dtype (see `_number`); tensors
-    keep their own dtype (the op casts its arrays, so the graph shows no conversion node).
-    """
-    if len(values) == 2:
-        fast = _same_kind_pair(*values)
-        if fast is not None:
-            return fast
-    for v in values:
-        if not isinstance(v, Tensor | bool | int | float | np.number | np.bool_):
-            raise TypeError(f"expected Tensor or Number as argument, but got {type(v).__name__}")
-    for v in values:
-        _check_int(v)
-    dt = _dtype.result_type(*values)
-    return dt, [v if isinstance(v, Tensor) else _number(v, dt) for v in values]
-
-
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-
-
-def _check_int(value: Any) -> None:
-    """PyTorch's OverflowError for a Python int no int64 holds."""
-    if type(value) is int and not _INT64_MIN <= value <= _INT64_MAX:
-        raise OverflowError("int too big to convert")
-
-
-def _number(value: Any, dt: _dtype.dtype) -> Tensor:
-    """A Python number operand as a 0-d tensor of `dt`; a float too large for it is inf,
-    quietly, as in PyTorch (1e300 beside a float32 tensor)."""
-    if type(value) is float and not -65504.0 <= value <= 65504.0:  # past float16's range
-        return quiet(scalar_tensor, value, dt)
-    return scalar_tensor(value, dt)
-
-
-# The tensor kinds that keep their dtype when combined with a Python number of a type.
-_SCALAR_KINDS = {bool: "biuf", int: "iuf", float: "f"}
-
-
-def pair_dtype(a: Any, b: Any) -> _dtype.dtype | None:
-    """The result dtype of `a op b` in the common cases, or None for the full rules.
-
-    Two tensors of one dtype, or a tensor and a Python number its dtype already
-    holds (a float tensor and an int or float, an int tensor and an int).
-    """
-    if type(a) is not Tensor:
-        return None
-    ad = a._data.dtype
-    if type(b) is Tensor:
-        bd = b._data.dtype
-        return _dtype.from_numpy_dtype(ad) if bd is ad or bd == ad else None
-    kinds = _SCALAR_KINDS.get(type(b))
-    if kinds is None or ad.kind not in kinds:
-        return None
-    return _dtype.from_numpy_dtype(ad)
-
-
-def _same_kind_pair(a: Any, b: Any) -> tuple[_dtype.dtype, list[Tensor]] | None:
-    """`as_operands` for the cases `pair_dtype` knows."""
-    dt = pair_dtype(a, b)
-    if dt is None:
-        return None
-    kind = type(b)
-    if kind is Tensor:
-        return dt, [a, b]
-    # _check_int and _number, spelled out for the common case: a small int or float.
-    if kind is int and not _INT64_MIN <= b <= _INT64_MAX:
-        raise OverflowError("int too big to convert")
-    if kind is float and not -65504.0 <= b <= 65504.0:
-        return dt, [a, quiet(scalar_tensor, b, dt)]
-    return dt, [a, scalar_tensor(b, dt)]
 
 
 def tangents_or_zeros(tangents: Sequence[Tensor | None], inputs: Sequence[Tensor]) -> list[Tensor]:

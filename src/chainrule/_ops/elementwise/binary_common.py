@@ -18,15 +18,8 @@ import numpy as np
 from ... import _dtype
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import (
-    ArrayRule,
-    Number,
-    OpNode,
-    Primitive,
-    Rule,
-    as_operands,
-    scalar_tensor,
-)
+from ..operands import Number, as_operands, scalar_tensor
+from ..primitive import ArrayRule, OpNode, Primitive, Rule
 
 __all__ = [
     "NUMBER",

@@ -17,7 +17,7 @@ from ..._creation import zeros_like
 from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Number, as_operands
+from ..operands import Number, as_operands
 from ..quiet import quietly
 from .arithmetic import pow
 from .binary_common import (

@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
-from ..primitive import Number, as_operands
+from ..operands import Number, as_operands
 from .binary_common import dunder, inplace_pair_op, not_implemented_for, pair_method, pair_op
 from .compare import _compare
 from .unary_common import inplace_form

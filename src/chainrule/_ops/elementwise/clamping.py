@@ -16,7 +16,8 @@ import numpy as np
 from ... import _dtype, _strides
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_error
-from ..primitive import Primitive, scalar_tensor
+from ..operands import scalar_tensor
+from ..primitive import Primitive
 from ..quiet import quietly
 from .conditional import where
 from .unary_common import check_tensor, inplace_form

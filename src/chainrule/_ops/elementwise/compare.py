@@ -16,7 +16,7 @@ from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
 from ..inplace import apply_inplace
-from ..primitive import Number, as_operands
+from ..operands import Number, as_operands
 from ..quiet import quietly
 from .binary_common import (
     Binary,

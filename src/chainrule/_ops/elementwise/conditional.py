@@ -8,7 +8,8 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
-from ..primitive import Number, Primitive, as_operands, tangents_or_zeros
+from ..operands import Number, as_operands
+from ..primitive import Primitive, tangents_or_zeros
 
 __all__ = ["where"]
 

@@ -14,7 +14,7 @@ import numpy as np
 from ... import _dtype
 from ..._creation import zeros_like
 from ..._tensor import Tensor
-from ..primitive import as_operands
+from ..operands import as_operands
 from ..quiet import quietly
 from .binary_common import (
     NUMBER,

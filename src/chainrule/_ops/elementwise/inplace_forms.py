@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..._tensor import Tensor
 from ..inplace import apply_inplace
-from ..primitive import Number, Primitive, as_operands
+from ..operands import Number, as_operands
+from ..primitive import Primitive
 from .arithmetic import add, div, mul, neg, negative, pow, square, sub
 from .clamping import relu
 from .exp_log import (

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._tensor import Tensor
-from ..primitive import Number, Primitive, number_operand
+from ..operands import Number, number_operand
+from ..primitive import Primitive
 from .arithmetic import _add, _div, _mul, _pow_scalar, _sub, add, div, mul, pow, rsub, sub
 from .binary_common import TensorOperandPair, dunder
 from .bitwise import bitwise_and, bitwise_or, bitwise_xor

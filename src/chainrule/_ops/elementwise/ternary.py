@@ -16,7 +16,8 @@ from ..._strides import elementwise
 from ..._tensor import Tensor
 from ..broadcasting import broadcast_shapes
 from ..inplace import apply_inplace
-from ..primitive import Number, Primitive, as_operands
+from ..operands import Number, as_operands
+from ..primitive import Primitive
 from ..quiet import quiet
 from .binary_common import (
     NUMBER,

@@ -353,25 +353,26 @@ class OpNode(Node):
                 if r.shape == meta[0][0] and r.dtype == dt:
                     return [r]
                 return self._fitted([r], dt)
-        for _, input_dtype in meta:
-            if input_dtype != dt:
-                return None
-        out: list[Any] = []
+        edges, rules = self._next, prim.grads
+        out: list[Any] = [None] * len(meta)
         exact = True  # every gradient has its input's shape and dtype already
-        for i, rule in enumerate(prim.grads):
-            if rule is None or not (self._next[2 * i] is not None if needed is None else needed[i]):
-                out.append(None)
-                continue
+        for i, (shape, input_dtype) in enumerate(meta):
+            if input_dtype is not dt and input_dtype != dt:
+                return None  # (the tensor rules promote it)
+            if edges[2 * i] is None or rules[i] is None or (needed is not None and not needed[i]):
+                continue  # (no gradient wanted for this input)
             array_rule = array_rules[i]
             r = array_rule(g, self) if array_rule is not None else None
             if r is None:  # a case left to the tensor rule
-                t = rule(Tensor._make(g), self)
-                r = None if t is None else t._data
+                t = rules[i](Tensor._make(g), self)  # type: ignore[misc]
+                if t is None:
+                    continue
+                r = t._data
             elif type(r) is not np.ndarray:
                 r = np.asarray(r)
-            if r is not None and (r.shape != self._input_meta[i][0] or r.dtype != dt):
+            if r.shape != shape or r.dtype != dt:
                 exact = False
-            out.append(r)
+            out[i] = r
         return out if exact else self._fitted(out, dt)
 
     def _fitted(self, out: list[Any], dt: np.dtype) -> list[np.ndarray | None]:

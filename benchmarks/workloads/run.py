@@ -3,8 +3,9 @@
 Before timing, each library's result (gradients, HVP) is checked against NumPy by hand
 or the closed form, so the table never compares different computations. Timing uses
 `timing.turn_times` (libraries take turns, the order flipping every round); the
-figures are medians. The memory figures come from fresh processes (`memory.py`), the
-import times from fresh interpreters (`imports.py`).
+figures are medians. The chains (W1, W3) run in a process per library, the processes
+taking turns the same way (`apart.py`). The memory figures come from fresh processes
+(`memory.py`), the import times from fresh interpreters (`imports.py`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from timing import turn_times
 
-from workloads import chains, hvp, imports, memory, mlp
+from workloads import apart, hvp, imports, memory, mlp
 from workloads.libraries import Library, chainrule_root, version_of
 from workloads.table import Results, Sizes
 
@@ -60,17 +61,15 @@ def _medians(fns: list[Callable[[], object]], rounds: int, clock: str) -> list[f
 
 
 def chain_figures(
-    libs: dict[str, Library], ops: int, shape: tuple[int, ...], plan: Plan, name: str, clock: str
+    libs: dict[str, Library], ops: int, ndim: int, plan: Plan, name: str, clock: str
 ) -> dict[str, float]:
-    """Median seconds of the chain's forward and backward, per library."""
-    x = chains.sample_input(shape)
-    rounds = ops // chains.OPS_PER_ROUND
-    runs = {key: chains.chain_run(key, lib.module, x, rounds) for key, lib in libs.items()}
-    want = chains.numpy_run(x, rounds)()
-    for key, run in runs.items():
-        _check(name, key, run(), want, 1e-9)
-    times = _medians(list(runs.values()), plan.rounds[name], clock)
-    return dict(zip(runs, times, strict=True))
+    """Median seconds of the chain's forward and backward, per library, each library
+    timed in a process of its own (see `apart`)."""
+    errors, times = apart.chain_times(list(libs), ops, ndim, plan.rounds[name], clock)
+    for key, error in errors.items():
+        if not error <= 1e-9:
+            raise AssertionError(f"{name}: {key} is off by {error:.3g} (relative), over 1e-09")
+    return {key: statistics.median(ts) for key, ts in times.items()}
 
 
 def mlp_figures(libs: dict[str, Library], dtype: type, plan: Plan, clock: str) -> dict[str, float]:
@@ -117,10 +116,10 @@ def run(
     results = Results(plan.sizes, absent)
     sizes = plan.sizes
     if "W1" in only:
-        seconds = chain_figures(libs, sizes.w1_ops, (16,), plan, "W1", clock)
+        seconds = chain_figures(libs, sizes.w1_ops, 1, plan, "W1", clock)
         results.w1_us = {key: t / sizes.w1_ops * 1e6 for key, t in seconds.items()}
     if "W3" in only:
-        results.w3_s = chain_figures(libs, sizes.w3_ops, (), plan, "W3", clock)
+        results.w3_s = chain_figures(libs, sizes.w3_ops, 0, plan, "W3", clock)
     if "W2" in only:
         for dtype in (np.float32, np.float64):
             results.w2_ms[np.dtype(dtype).name] = mlp_figures(libs, dtype, plan, clock)

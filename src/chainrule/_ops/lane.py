@@ -26,7 +26,7 @@ from .._autograd import grad_mode
 from .._autograd.node import node_watchers
 from .._backward.saved import _saved_hooks
 from .._tensor import Tensor
-from .op_node import _NO_PARAMS
+from .op_node import _NO_PARAMS, _shared_meta
 from .quiet import mute, unmute
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["apply1", "apply2", "pair", "unary"]
 
 _new = object.__new__
+_REQUIRES_GRAD = (True,)  # the requires-grad pattern of a unary op's node
 
 
 def unary(prim: Primitive, t: Tensor) -> Tensor | None:
@@ -52,7 +53,14 @@ def unary(prim: Primitive, t: Tensor) -> Tensor | None:
     result = Tensor._make(data)
     if t._requires_grad and (not grad_mode.threads_without_grad or grad_mode._state.grad_enabled):
         result._requires_grad = True
-        result._grad_fn = _node(prim, (t,), _NO_PARAMS, result)
+        if _watched():
+            result._grad_fn = prim.node_cls(prim, (t,), _NO_PARAMS, (result,))
+        else:  # OpNode._record, with the edge known
+            node = result._grad_fn = _new(prim.node_cls)
+            fn = t._grad_fn
+            node._next = (fn, t._output_nr) if fn is not None else t._gradient_edge()
+            node._input_meta = _shared_meta((a.shape, a.dtype))
+            node._fill(prim, _REQUIRES_GRAD, (t,), _NO_PARAMS, result)
     return result
 
 
@@ -85,7 +93,11 @@ def pair(prim: Primitive, a: Tensor, b: Tensor, params: dict[str, Any]) -> Tenso
         if shared is None:
             shared = _pair_params.setdefault((dt, len(params) == 2), dict(params))
         result._requires_grad = True
-        result._grad_fn = _node(prim, (a, b), shared, result)
+        if _watched():
+            result._grad_fn = prim.node_cls(prim, (a, b), shared, (result,))
+        else:
+            node = result._grad_fn = _new(prim.node_cls)
+            node._fill(prim, node._link((a, b)), (a, b), shared, result)
     return result
 
 
@@ -123,12 +135,6 @@ def apply2(ufunc: Callable[..., Any], a: np.ndarray, b: np.ndarray) -> np.ndarra
 _pair_params: dict[tuple[np.dtype, bool], dict[str, Any]] = {}
 
 
-def _node(
-    prim: Primitive, inputs: tuple[Tensor, ...], params: dict[str, Any], result: Tensor
-) -> Any:
-    """The node of `result`: made here, lean, when nothing watches nodes being made."""
-    if _saved_hooks.top is not None or _anomaly._enabled or node_watchers:
-        return prim.node_cls(prim, inputs, params, (result,))
-    node = _new(prim.node_cls)
-    node._record(prim, inputs, params, result)
-    return node
+def _watched() -> bool:
+    """Whether something watches nodes being made (then the node's own constructor runs)."""
+    return _saved_hooks.top is not None or _anomaly._enabled or bool(node_watchers)

@@ -105,8 +105,18 @@ class OpNode(Node):
     ) -> None:
         """The node of `result = prim(*inputs)` in the common case, saved in the lean form:
         one output, no saved-tensor hooks, no forward-mode tangents (the caller knows).
-        `_ops.lane` calls it directly on a node it makes."""
-        key = self._link(inputs)
+        `_ops.lane` sets the edges itself and calls `_fill`."""
+        self._fill(prim, self._link(inputs), inputs, params, result)
+
+    def _fill(
+        self,
+        prim: Primitive,
+        key: tuple[bool, ...],
+        inputs: Sequence[Tensor],
+        params: dict[str, Any],
+        result: Tensor,
+    ) -> None:
+        """`_record` after the edges: `key` says which inputs require grad."""
         self._seq = next(_sequence)
         self._rare = None
         self._prim = prim

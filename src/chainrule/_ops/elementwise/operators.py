@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from ..._autograd import tangents as _tangents
 from ..._tensor import Tensor
+from .. import lane
 from ..operands import Number, number_operand
 from ..primitive import Primitive
 from .arithmetic import _add, _div, _mul, _pow_scalar, _sub, add, div, mul, pow, rsub, sub
@@ -48,20 +52,31 @@ __all__ = [
 
 def _float_op(fn: Callable[..., Tensor], prim: Primitive, **fixed: Any) -> TensorOperandPair:
     """An arithmetic operator that goes straight to `prim` in the common case (two float
-    tensors of one dtype, or a float tensor and a Python number), and through `fn`,
-    with every promotion rule and check, otherwise."""
+    tensors of one dtype, or a float tensor and a Python number; the lane, where it
+    serves), and through `fn`, with every promotion rule and check, otherwise."""
     general = dunder(fn)
+    params_of: dict[np.dtype, dict[str, Any]] = {}  # `{dt, **fixed}` per dtype, never changed
 
     def op(self: Tensor, other: Any) -> Any:
         dt = self._data.dtype
-        if dt.kind == "f":
-            # pair_dtype's common cases, spelled out: this runs for every `a * b`.
-            if type(other) is Tensor:
-                if other._data.dtype == dt:
-                    return prim(self, other, dt=dt, **fixed)
-            elif type(other) is float or type(other) is int:
-                return prim(self, number_operand(other, dt), dt=dt, **fixed)
-        return general(self, other)
+        if dt.kind != "f":
+            return general(self, other)
+        # pair_dtype's common cases, spelled out: this runs for every `a * b`.
+        if type(other) is Tensor:
+            if other._data.dtype != dt:
+                return general(self, other)
+        elif type(other) is float or type(other) is int:
+            other = number_operand(other, dt)
+        else:
+            return general(self, other)
+        params = params_of.get(dt)
+        if params is None:
+            params = params_of[dt] = {"dt": dt, **fixed}
+        if not _tangents._active:
+            result = lane.pair(prim, self, other, params)
+            if result is not None:
+                return result
+        return prim(self, other, **params)
 
     return op
 

@@ -40,7 +40,7 @@ class TensorSurface:
     def __rmatmul__(self, other: Tensor) -> Tensor: ...  # matrix_multiply.rmatmul_operator
     def __neg__(self) -> Tensor: ...  # arithmetic.neg
     def __pos__(self) -> Tensor: ...  # operators.pos_operator
-    def __abs__(self) -> Tensor: ...  # rounding.abs
+    def __abs__(self, /) -> Tensor: ...  # rounding.abs
     def __eq__(self, other: Tensor | Number, /) -> Tensor: ...  # type: ignore[override]  # operators.eq_operator
     def __ne__(self, other: Tensor | Number, /) -> Tensor: ...  # type: ignore[override]  # operators.ne_operator
     def __lt__(self, other: Tensor | Number, /) -> Tensor: ...  # operators.lt_operator
@@ -90,7 +90,7 @@ class TensorSurface:
     def pow_(self, /, exponent: Tensor | Number) -> Tensor: ...  # inplace_forms.pow_
     def square(self) -> Tensor: ...  # arithmetic.square
     def square_(self, /) -> Tensor: ...  # inplace_forms.square_
-    def reciprocal(self) -> Tensor: ...  # exp_log.reciprocal
+    def reciprocal(self, /) -> Tensor: ...  # exp_log.reciprocal
     def reciprocal_(self, /) -> Tensor: ...  # inplace_forms.reciprocal_
     def lerp(self, end: Tensor, weight: Tensor | Number) -> Tensor: ...  # ternary.lerp_method
     def lerp_(self, end: Tensor, weight: Tensor | Number) -> Tensor: ...  # ternary.lerp_
@@ -104,13 +104,13 @@ class TensorSurface:
     def remainder_(self, other: Tensor | Number, /) -> Tensor: ...  # division.remainder_
     def fmod(self, other: Tensor | Number, /) -> Tensor: ...  # division.fmod_method
     def fmod_(self, other: Tensor | Number, /) -> Tensor: ...  # division.fmod_
-    def exp(self) -> Tensor: ...  # exp_log.exp
+    def exp(self, /) -> Tensor: ...  # exp_log.exp
     def exp_(self, /) -> Tensor: ...  # inplace_forms.exp_
     def exp2(self, /) -> Tensor: ...  # exp_log.exp2
     def exp2_(self, /) -> Tensor: ...  # inplace_forms.exp2_
     def expm1(self, /) -> Tensor: ...  # exp_log.expm1
     def expm1_(self, /) -> Tensor: ...  # inplace_forms.expm1_
-    def log(self) -> Tensor: ...  # exp_log.log
+    def log(self, /) -> Tensor: ...  # exp_log.log
     def log_(self, /) -> Tensor: ...  # inplace_forms.log_
     def log2(self, /) -> Tensor: ...  # exp_log.log2
     def log2_(self, /) -> Tensor: ...  # inplace_forms.log2_
@@ -118,17 +118,17 @@ class TensorSurface:
     def log10_(self, /) -> Tensor: ...  # inplace_forms.log10_
     def log1p(self, /) -> Tensor: ...  # exp_log.log1p
     def log1p_(self, /) -> Tensor: ...  # inplace_forms.log1p_
-    def sqrt(self) -> Tensor: ...  # exp_log.sqrt
+    def sqrt(self, /) -> Tensor: ...  # exp_log.sqrt
     def sqrt_(self, /) -> Tensor: ...  # inplace_forms.sqrt_
     def rsqrt(self, /) -> Tensor: ...  # exp_log.rsqrt
     def rsqrt_(self, /) -> Tensor: ...  # inplace_forms.rsqrt_
-    def sigmoid(self) -> Tensor: ...  # exp_log.sigmoid
+    def sigmoid(self, /) -> Tensor: ...  # exp_log.sigmoid
     def sigmoid_(self, /) -> Tensor: ...  # inplace_forms.sigmoid_
     def logit(self, eps: _builtins.float | None = ...) -> Tensor: ...  # exp_log.logit
     def logit_(self, /, eps: _builtins.float | None = ...) -> Tensor: ...  # inplace_forms.logit_
-    def sin(self) -> Tensor: ...  # trig.sin
+    def sin(self, /) -> Tensor: ...  # trig.sin
     def sin_(self, /) -> Tensor: ...  # inplace_forms.sin_
-    def cos(self) -> Tensor: ...  # trig.cos
+    def cos(self, /) -> Tensor: ...  # trig.cos
     def cos_(self, /) -> Tensor: ...  # inplace_forms.cos_
     def tan(self, /) -> Tensor: ...  # trig.tan
     def tan_(self, /) -> Tensor: ...  # inplace_forms.tan_
@@ -148,7 +148,7 @@ class TensorSurface:
     def sinh_(self, /) -> Tensor: ...  # inplace_forms.sinh_
     def cosh(self, /) -> Tensor: ...  # trig.cosh
     def cosh_(self, /) -> Tensor: ...  # inplace_forms.cosh_
-    def tanh(self) -> Tensor: ...  # trig.tanh
+    def tanh(self, /) -> Tensor: ...  # trig.tanh
     def tanh_(self, /) -> Tensor: ...  # inplace_forms.tanh_
     def asinh(self, /) -> Tensor: ...  # trig.asinh
     def asinh_(self, /) -> Tensor: ...  # inplace_forms.asinh_
@@ -197,11 +197,11 @@ class TensorSurface:
     def igammac_(self, other: Tensor, /) -> Tensor: ...  # incomplete.igammac_
     def float_power(self, exponent: Tensor | Number) -> Tensor: ...  # binary_math.float_power_method
     def float_power_(self, exponent: Tensor | Number) -> Tensor: ...  # binary_math.float_power_
-    def abs(self) -> Tensor: ...  # rounding.abs
+    def abs(self, /) -> Tensor: ...  # rounding.abs
     def abs_(self, /) -> Tensor: ...  # inplace_forms.abs_
-    def absolute(self) -> Tensor: ...  # rounding.absolute
+    def absolute(self, /) -> Tensor: ...  # rounding.absolute
     def absolute_(self, /) -> Tensor: ...  # inplace_forms.absolute_
-    def sign(self) -> Tensor: ...  # rounding.sign
+    def sign(self, /) -> Tensor: ...  # rounding.sign
     def sign_(self, /) -> Tensor: ...  # inplace_forms.sign_
     def sgn(self) -> Tensor: ...  # rounding.sgn
     def sgn_(self, /) -> Tensor: ...  # rounding.sgn_
@@ -234,7 +234,7 @@ class TensorSurface:
     def clamp_min_(self, /, min: Any) -> Tensor: ...  # clamping.clamp_min_
     def clamp_max(self, max: Any) -> Tensor: ...  # clamping.clamp_max
     def clamp_max_(self, /, max: Any) -> Tensor: ...  # clamping.clamp_max_
-    def relu(self) -> Tensor: ...  # clamping.relu
+    def relu(self, /) -> Tensor: ...  # clamping.relu
     def relu_(self, /) -> Tensor: ...  # inplace_forms.relu_
     def eq(self, other: Tensor | Number, /) -> Tensor: ...  # compare.eq
     def eq_(self, other: Tensor | Number, /) -> Tensor: ...  # compare.eq_

@@ -39,13 +39,15 @@ _REQUIRES_GRAD = (True,)  # the requires-grad pattern of a unary op's node
 
 
 def unary(prim: Primitive, t: Tensor) -> Tensor | None:
-    """`prim(t)` for an op whose forward is `prim.ufunc`, or None for the general path."""
+    """`prim(t)` for an op whose forward is `prim.ufunc` (None: not such an op), or None
+    for the general path."""
     a = t._data
-    if a.dtype.kind != "f":
+    ufunc = prim.ufunc
+    if ufunc is None or a.dtype.kind != "f":
         return None
     token = mute()
     try:
-        data = apply1(prim.ufunc, a)  # type: ignore[arg-type]
+        data = apply1(ufunc, a)
     finally:
         unmute(token)
     if data is None:
@@ -70,7 +72,8 @@ def pair(prim: Primitive, a: Tensor, b: Tensor, params: dict[str, Any]) -> Tenso
     `params["dt"]` and no parameter but an alpha of 1; else None, for the general path."""
     x, y = a._data, b._data
     dt = params["dt"]
-    if not (x.dtype is y.dtype is dt and dt.kind == "f"):
+    ufunc = prim.ufunc
+    if ufunc is None or not (x.dtype is y.dtype is dt and dt.kind == "f"):
         return None
     if len(params) == 1:
         shared = _pair_params.get((dt, False))
@@ -81,7 +84,7 @@ def pair(prim: Primitive, a: Tensor, b: Tensor, params: dict[str, Any]) -> Tenso
         return None
     token = mute()
     try:
-        data = apply2(prim.ufunc, x, y)  # type: ignore[arg-type]
+        data = apply2(ufunc, x, y)
     finally:
         unmute(token)
     if data is None:

@@ -20,7 +20,7 @@ from ..operands import scalar_tensor
 from ..primitive import Primitive
 from ..quiet import quietly
 from .conditional import where
-from .unary_common import check_tensor, inplace_form
+from .unary_common import check_tensor, inplace_form, unary_function
 
 __all__ = [
     "clamp",
@@ -307,5 +307,4 @@ _relu = Primitive(
 )
 
 
-def relu(input: Tensor) -> Tensor:
-    return _relu(input)
+relu = unary_function(_relu, "relu")

@@ -11,9 +11,7 @@ from ..._tensor import Tensor
 from ..primitive import Primitive
 from .arithmetic import add_scalar, mul_scalar, times
 from .conditional import where
-from .forwards import (
-    float_unary_forward,
-)
+from .forwards import float_unary_forward, one_minus
 from .unary_common import check_tensor, float_forward, unary_function
 
 __all__ = [
@@ -69,7 +67,7 @@ _sqrt = Primitive(
 
 _sigmoid_backward: Primitive = Primitive(  # g * y * (1 - y)
     "SigmoidBackwardBackward0",
-    lambda g, y: g * (y * (1 - y)),
+    lambda g, y: g * (y * one_minus(y)),
     inputs=("grad_output", "output"),
     grads=(
         lambda gg, n: _sigmoid_backward(gg, n.output),
@@ -96,24 +94,19 @@ def stable_sigmoid(a: np.ndarray) -> np.ndarray:
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
 
-def reciprocal(input: Tensor) -> Tensor:
-    return _reciprocal(input)
+reciprocal = unary_function(_reciprocal, "reciprocal")
 
 
-def exp(input: Tensor) -> Tensor:
-    return _exp(input)
+exp = unary_function(_exp, "exp")
 
 
-def log(input: Tensor) -> Tensor:
-    return _log(input)
+log = unary_function(_log, "log")
 
 
-def sqrt(input: Tensor) -> Tensor:
-    return _sqrt(input)
+sqrt = unary_function(_sqrt, "sqrt")
 
 
-def sigmoid(input: Tensor) -> Tensor:
-    return _sigmoid(input)
+sigmoid = unary_function(_sigmoid, "sigmoid")
 
 
 # --- exponentials and logarithms -------------------------------------------------------------

@@ -17,6 +17,7 @@ __all__ = [
     "float_unary_forward",
     "fma",
     "number_forward",
+    "one_minus",
     "scaled_binary_forward",
 ]
 
@@ -107,3 +108,16 @@ def number_forward(np_fn: Any) -> Any:
             unmute(token)
 
     return forward
+
+
+def one_minus(a: np.ndarray) -> np.ndarray:
+    """`1 - a` in `a`'s dtype, with the 1 as a 0-d array of that dtype: the same values as
+    a Python 1 gives, in half the time (NumPy resolves a Python number's type per call)."""
+    one = _ONES.get(a.dtype)
+    if one is None:
+        one = _ONES[a.dtype] = np.ones((), a.dtype)
+        one.flags.writeable = False
+    return one - a
+
+
+_ONES: dict[np.dtype, np.ndarray] = {}

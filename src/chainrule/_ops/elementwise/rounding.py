@@ -19,7 +19,7 @@ from ..._dtype import scalar_name
 from ..._tensor import Tensor
 from ..primitive import Primitive
 from ..quiet import quietly
-from .unary_common import check_tensor, compute_dtype, inplace_form
+from .unary_common import check_tensor, compute_dtype, inplace_form, unary_function
 
 __all__ = [
     "abs",
@@ -287,15 +287,13 @@ _sign = Primitive(  # PyTorch: sign(nan) = 0, sign(-0.0) = 0, and bools keep the
 )
 
 
-def abs(input: Tensor) -> Tensor:
-    return _abs(input)
+abs = unary_function(_abs, "abs")
 
 
-absolute = abs
+absolute = unary_function(_abs, "absolute")
 
 
-def sign(input: Tensor) -> Tensor:
-    return _sign(input)
+sign = unary_function(_sign, "sign")
 
 
 def positive(input: Tensor) -> Tensor:

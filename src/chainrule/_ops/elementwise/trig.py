@@ -12,9 +12,7 @@ from ..primitive import Primitive
 from .arithmetic import mul_scalar, times
 from .conditional import where
 from .exp_log import rsqrt
-from .forwards import (
-    float_unary_forward,
-)
+from .forwards import float_unary_forward, one_minus
 from .unary_common import float_forward, unary_function
 
 __all__ = [
@@ -69,7 +67,7 @@ _cos: Primitive = Primitive(
 # NumPy expression each, whose own rules give the second derivatives.
 _tanh_backward: Primitive = Primitive(  # g * (1 - y^2)
     "TanhBackwardBackward0",
-    lambda g, y: g * (1 - y * y),
+    lambda g, y: g * one_minus(y * y),
     inputs=("grad_output", "output"),
     grads=(
         lambda gg, n: _tanh_backward(gg, n.output),
@@ -90,16 +88,13 @@ _tanh = Primitive(
 )
 
 
-def sin(input: Tensor) -> Tensor:
-    return _sin(input)
+sin = unary_function(_sin, "sin")
 
 
-def cos(input: Tensor) -> Tensor:
-    return _cos(input)
+cos = unary_function(_cos, "cos")
 
 
-def tanh(input: Tensor) -> Tensor:
-    return _tanh(input)
+tanh = unary_function(_tanh, "tanh")
 
 
 # --- trigonometric and hyperbolic ------------------------------------------------------------

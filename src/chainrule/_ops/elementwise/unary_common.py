@@ -8,8 +8,10 @@ from typing import Any, Concatenate, ParamSpec
 import numpy as np
 
 from ... import _dtype
+from ..._autograd import tangents as _tangents
 from ..._strides import elementwise
 from ..._tensor import Tensor
+from .. import lane
 from ..inplace import apply_inplace
 from ..primitive import Primitive
 from ..quiet import quietly
@@ -59,10 +61,17 @@ def float64_forward(kernel: Callable[..., np.ndarray]) -> Callable[..., np.ndarr
     return forward
 
 
-def unary_function(prim: Primitive, name: str, doc: str) -> Callable[[Tensor], Tensor]:
-    """The function `name` running `prim` on one tensor."""
+def unary_function(
+    prim: Primitive, name: str, doc: str | None = None
+) -> Callable[[Tensor], Tensor]:
+    """The function `name` running `prim` on one tensor (through the lane, where the
+    op's forward is one ufunc: see `_ops/lane.py`)."""
 
     def op(input: Tensor) -> Tensor:
+        if type(input) is Tensor and not _tangents._active:
+            result = lane.unary(prim, input)
+            if result is not None:
+                return result
         check_tensor(name, input)
         return prim(input)
 

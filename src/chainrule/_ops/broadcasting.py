@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["broadcast_error", "broadcast_shapes", "sum_to_dims"]
+from .._strides import contiguous_array
+
+__all__ = ["broadcast_error", "broadcast_shapes", "sum_to_dims", "sum_to_shape"]
 
 
 def broadcast_error(a: tuple[int, ...], b: tuple[int, ...]) -> str:
@@ -49,3 +51,22 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
         except ValueError:
             raise RuntimeError(broadcast_error(shape, tuple(s))) from None
     return shape
+
+
+def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """`g` summed down to `shape` (undoing broadcasting) as `sum_to_size` sums it, on
+    arrays; None if `g` does not broadcast to `shape` (validate_grads then raises).
+
+    The same reduction as sum_to_size's SumBackward1 (NumPy's add.reduce in `g`'s dtype,
+    over the same dims): the same bits. Only the leading dims summed away gives a fresh
+    array, not a view of one, which AccumulateGrad may then take over."""
+    dims = sum_to_dims(g.shape, shape)
+    if dims is None:
+        return None
+    if not dims:
+        return g
+    lead = g.ndim - len(shape)
+    if len(dims) == lead:  # only leading dims: no size-1 dims to keep
+        return contiguous_array(np.add.reduce(g, axis=dims, dtype=g.dtype))
+    summed = contiguous_array(np.add.reduce(g, axis=dims, keepdims=True, dtype=g.dtype))
+    return summed.reshape(shape) if lead else summed

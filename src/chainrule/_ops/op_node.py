@@ -15,9 +15,8 @@ from .._autograd.node import SECOND_BACKWARD_MESSAGE, Node, _sequence, node_watc
 from .._autograd.versions import VersionCounter
 from .._backward.engine import validate_grads
 from .._backward.saved import RawSavedTensor, SavedTensor, _saved_hooks
-from .._strides import contiguous_array
 from .._tensor import Tensor
-from .broadcasting import sum_to_dims
+from .broadcasting import sum_to_shape
 
 if TYPE_CHECKING:
     from .primitive import Primitive
@@ -392,7 +391,7 @@ class OpNode(Node):
         meta = self._input_meta
         for i, r in enumerate(out):
             if r is not None and r.shape != meta[i][0] and r.dtype == dt:
-                summed = _sum_to(r, meta[i][0])
+                summed = sum_to_shape(r, meta[i][0])
                 if summed is not None:
                     out[i] = r = summed
             if r is not None and (r.shape != meta[i][0] or r.dtype != dt):
@@ -422,25 +421,6 @@ class OpNode(Node):
             self._holds = None
             for slot in self._prim.slot_names:
                 setattr(self, slot, None)
-
-
-def _sum_to(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
-    """`g` summed down to `shape` (undoing broadcasting) as `sum_to_size` sums it, on
-    arrays; None if `g` does not broadcast to `shape` (validate_grads then raises).
-
-    The same reduction as sum_to_size's SumBackward1 (NumPy's add.reduce in `g`'s dtype,
-    over the same dims): the same bits. Only the leading dims summed away gives a fresh
-    array, not a view of one, which AccumulateGrad may then take over."""
-    dims = sum_to_dims(g.shape, shape)
-    if dims is None:
-        return None
-    if not dims:
-        return g
-    lead = g.ndim - len(shape)
-    if len(dims) == lead:  # only leading dims: no size-1 dims to keep
-        return contiguous_array(np.add.reduce(g, axis=dims, dtype=g.dtype))
-    summed = contiguous_array(np.add.reduce(g, axis=dims, keepdims=True, dtype=g.dtype))
-    return summed.reshape(shape) if lead else summed
 
 
 class _Field:

@@ -595,10 +595,16 @@ def _pair(dtype: str, data: Any) -> tuple[np.ndarray, np.ndarray]:
 @given(dtype=INTS, data=st.data())
 def test_gcd_lcm_as_torch(torch: ModuleType, dtype: str, data: Any) -> None:
     a, b = _pair(dtype, data)
-    for op in ("gcd", "lcm"):
-        ours = getattr(chainrule, op)(chainrule.from_numpy(a), chainrule.from_numpy(b))
-        theirs = getattr(torch, op)(torch.from_numpy(a), torch.from_numpy(b))
-        assert ours.tolist() == theirs.tolist(), op
+    ours = chainrule.gcd(chainrule.from_numpy(a), chainrule.from_numpy(b))
+    theirs = torch.gcd(torch.from_numpy(a), torch.from_numpy(b))
+    assert ours.tolist() == theirs.tolist(), "gcd"
+    # Where the gcd overflows to -1 (the dtype's minimum and an odd number), PyTorch's lcm
+    # divides the minimum by -1, which traps (SIGFPE) and kills the process: not compared.
+    keep = ours.numpy() != -1
+    a, b = a[keep], b[keep]
+    ours = chainrule.lcm(chainrule.from_numpy(a), chainrule.from_numpy(b))
+    theirs = torch.lcm(torch.from_numpy(a), torch.from_numpy(b))
+    assert ours.tolist() == theirs.tolist(), "lcm"
 
 
 @given(data=st.data())

@@ -82,10 +82,9 @@ class OpNode(Node):
         results: Sequence[Tensor],
     ) -> None:
         if len(results) > 1 or prim.variadic or _saved_hooks.top is not None or _tangents._active:
-            self._link(inputs)
+            key = self._link(inputs)
             self._prim, self._params, self._rare = prim, params, None
             self._seq = next(_sequence)
-            key = tuple([t._requires_grad for t in inputs])
             self._holds = (prim._slot_plans.get(key) or prim.slot_plan(key))[2]
             self._output_meta = (
                 tuple([(r._data.shape, r._data.dtype) for r in results]) if len(results) > 1 else ()

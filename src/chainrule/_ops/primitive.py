@@ -196,6 +196,11 @@ class Primitive:
                 result = lane.pair(self, inputs[0], inputs[1], params)
             if result is not None:
                 return result
+        return self.general(inputs, params)
+
+    def general(self, inputs: Sequence[Tensor], params: dict[str, Any]) -> Any:
+        """The call without the lane: for every case, and for callers that tried the lane
+        already (so a declined ufunc is not run again)."""
         if self.variadic:
             data = self.forward([t._data for t in inputs], **params)
         elif len(inputs) == 1:  # most ops: no list to build
@@ -237,9 +242,7 @@ class Primitive:
             if len(arrays) == 1:
                 if a.dtype.kind == "f":
                     data = lane.apply1(ufunc, a)
-            elif a.dtype is arrays[1].dtype is params["dt"] and (
-                len(params) == 1 or (len(params) == 2 and params.get("alpha", 0) == 1)
-            ):
+            elif a.dtype is arrays[1].dtype is params["dt"] and lane.by_ufunc(params):
                 data = lane.apply2(ufunc, a, arrays[1])
             if data is not None:
                 return data

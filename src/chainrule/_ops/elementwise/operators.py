@@ -76,7 +76,7 @@ def _float_op(fn: Callable[..., Tensor], prim: Primitive, **fixed: Any) -> Tenso
             result = lane.pair(prim, self, other, params)
             if result is not None:
                 return result
-        return prim(self, other, **params)
+        return prim.general((self, other), dict(params))  # (a node's own, as a call gives)
 
     return op
 

@@ -13,6 +13,7 @@ from ..._strides import elementwise
 from ..._tensor import Tensor
 from .. import lane
 from ..inplace import apply_inplace
+from ..op_node import _NO_PARAMS
 from ..primitive import Primitive
 from ..quiet import quietly
 
@@ -70,8 +71,7 @@ def unary_function(
     def op(input: Tensor) -> Tensor:
         if type(input) is Tensor and not _tangents._active:
             result = lane.unary(prim, input)
-            if result is not None:
-                return result
+            return result if result is not None else prim.general((input,), _NO_PARAMS)
         check_tensor(name, input)
         return prim(input)
 

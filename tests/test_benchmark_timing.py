@@ -33,3 +33,21 @@ def test_medians_are_each_functions_own() -> None:
     slow, fast = timing.median_times(fns, repeat=5, clock=lambda: now[0])
     # Warm-ups took 3.0 and 1.0; the timed runs then cost 3.5 ... 5.5 and 1.5 ... 3.5.
     assert (slow, fast) == (4.5, 2.5)
+
+
+def test_self_timed_functions_give_their_own_seconds_in_the_same_turns() -> None:
+    """A run in another process reports the time it measured: that is what is kept, in
+    the same flipping order, and the caller's clock is never read."""
+    calls: list[str] = []
+
+    def worker(name: str, seconds: float) -> float:
+        calls.append(name)
+        return seconds
+
+    def clock() -> float:
+        raise AssertionError("a self-timed run must not be timed from outside")
+
+    fns = [lambda: worker("a", 2.0), lambda: worker("b", 1.0)]
+    times = timing.turn_times(fns, 3, clock, self_timed=True)
+    assert "".join(calls) == "ab" + "ab" + "ba" + "ab"
+    assert times == [[2.0, 2.0, 2.0], [1.0, 1.0, 1.0]]

@@ -8,9 +8,9 @@ that has also imported PyTorch each one walks PyTorch's objects too (about 145,0
 which a program using one of these libraries does not hold. W3's 100,000-op chain
 took a third longer that way. So each library runs the chains in a worker process
 that imports only it (and NumPy); the coordinator asks the workers for one run each
-in turn, the order flipping every round as in `timing.turn_times`, so the machine's
-load still hits all alike. A worker times its own run (no pipe in the figure) and
-checks its gradient against NumPy by hand before any timing.
+in turn (`timing.turn_times`, after a warm-up run each), the order flipping every
+round, so the machine's load still hits all alike. A worker times its own run (no pipe
+in the figure) and checks its gradient against NumPy by hand before any timing.
 
 Run as `python -m workloads.apart KEY OPS NDIM CLOCK`: the worker reads one line per
 run from stdin ("run" or "stop") and answers each with its time in seconds.
@@ -18,15 +18,14 @@ run from stdin ("run" or "stop") and answers each with its time in seconds.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
-import time
 
 import numpy as np
+from timing import CLOCKS, turn_times
 
 from workloads import chains, libraries
-
-CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 
 
 def _worker(key: str, ops: int, ndim: int, clock_name: str) -> None:
@@ -51,11 +50,11 @@ def _worker(key: str, ops: int, ndim: int, clock_name: str) -> None:
 def chain_times(
     keys: list[str], ops: int, ndim: int, rounds: int, clock: str
 ) -> tuple[dict[str, float], dict[str, list[float]]]:
-    """Each library's relative gradient error and its run times: `rounds` turns, one
-    run of each library per turn, in a worker process per library."""
+    """Each library's relative gradient error and its run times: `rounds` turns of
+    `timing.turn_times`, one run of each library per turn, in a worker per library."""
     env = libraries.subprocess_env()
-    workers = {
-        key: subprocess.Popen(
+    workers = [
+        subprocess.Popen(
             [sys.executable, "-m", "workloads.apart", key, str(ops), str(ndim), clock],
             env=env,
             stdin=subprocess.PIPE,
@@ -63,23 +62,25 @@ def chain_times(
             text=True,
         )
         for key in keys
-    }
+    ]
     try:
-        errors = {key: float(_answer(w).split()[1]) for key, w in workers.items()}
-        times: dict[str, list[float]] = {key: [] for key in keys}
-        for turn in range(rounds):
-            for key in keys if turn % 2 == 0 else reversed(keys):
-                worker = workers[key]
-                assert worker.stdin is not None
-                worker.stdin.write("run\n")
-                worker.stdin.flush()
-                times[key].append(float(_answer(worker)))
+        errors = {key: float(_answer(w).split()[1]) for key, w in zip(keys, workers, strict=True)}
+        runs = [functools.partial(_run, w) for w in workers]
+        times = turn_times(runs, rounds, self_timed=True)
     finally:
-        for worker in workers.values():
+        for worker in workers:
             if worker.stdin is not None:
                 worker.stdin.close()
             worker.wait()
-    return errors, times
+    return errors, dict(zip(keys, times, strict=True))
+
+
+def _run(worker: subprocess.Popen[str]) -> float:
+    """One run of the worker's chain: the seconds it measured."""
+    assert worker.stdin is not None
+    worker.stdin.write("run\n")
+    worker.stdin.flush()
+    return float(_answer(worker))
 
 
 def _answer(worker: subprocess.Popen[str]) -> str:

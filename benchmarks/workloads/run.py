@@ -15,13 +15,12 @@ import os
 import platform
 import statistics
 import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from timing import turn_times
+from timing import CLOCKS, turn_times
 
 from workloads import apart, hvp, imports, memory, mlp
 from workloads.libraries import Library, chainrule_root, version_of
@@ -45,7 +44,6 @@ QUICK = Plan(
     probes=1,
     import_runs=1,
 )
-CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
 
 
 def _check(what: str, key: str, got: np.ndarray, want: np.ndarray, rtol: float) -> None:
